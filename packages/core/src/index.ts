@@ -1,0 +1,41 @@
+export {
+  ARTIFACT_OPERATIONS,
+  type ArtifactAttachment,
+  type ArtifactEffect,
+  type ArtifactOperation,
+  type BindOptions,
+  BoundArtifacts,
+  bindArtifacts,
+} from "./bind.js";
+export { type CapabilitiesInput, defineCapabilities, quotaLimitCode } from "./capabilities.js";
+export { Deadline } from "./deadline.js";
+export * from "./errors.js";
+export * from "./limits.js";
+export {
+  compareNumbers,
+  compareUtf8,
+  indexAfter,
+  type Page,
+  pageAfter,
+  resolvePageLimit,
+} from "./order.js";
+export {
+  checkArtifactReply,
+  checkMetaReply,
+  checkNamePageReply,
+  checkVersionPageReply,
+} from "./reply.js";
+export * from "./request.js";
+export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./scope.js";
+export type * from "./types.js";
+export {
+  utf8ByteLength,
+  validateData,
+  validateMetadata,
+  validateMimeType,
+  validateName,
+  validateOptionKeys,
+  validatePositiveInteger,
+  validateScope,
+  validateText,
+} from "./validate.js";

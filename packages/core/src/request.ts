@@ -1,0 +1,135 @@
+import { Deadline } from "./deadline.js";
+import { invalidArgument } from "./errors.js";
+import { DEFAULT_MIME_TYPE } from "./limits.js";
+import { resolvePageLimit } from "./order.js";
+import type { DeleteSelector, JsonObject, Scope } from "./types.js";
+import {
+  validateData,
+  validateMetadata,
+  validateMimeType,
+  validateName,
+  validateOptionKeys,
+  validatePositiveInteger,
+  validateScope,
+} from "./validate.js";
+
+// Each parser validates one operation's whole input up front (fail closed, nothing
+// written) and returns it normalized, with the deadline fixed at the call.
+
+const DEADLINE_KEYS = ["timeoutMs", "signal"] as const;
+
+export interface ParsedRequest {
+  scope: Scope;
+  deadline: Deadline;
+}
+
+export interface ParsedPut extends ParsedRequest {
+  name: string;
+  data: Uint8Array;
+  mimeType: string;
+  metadata: JsonObject;
+}
+
+export function parsePut(
+  scope: unknown,
+  name: unknown,
+  data: unknown,
+  options: unknown,
+): ParsedPut {
+  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "mimeType", "metadata"]);
+  return {
+    scope: validateScope(scope),
+    name: validateName(name),
+    data: validateData(data),
+    mimeType: opts.mimeType === undefined ? DEFAULT_MIME_TYPE : validateMimeType(opts.mimeType),
+    metadata: opts.metadata === undefined ? Object.freeze({}) : validateMetadata(opts.metadata),
+    deadline: Deadline.start(opts),
+  };
+}
+
+export interface ParsedGet extends ParsedRequest {
+  name: string;
+  version: number | "latest";
+}
+
+export function parseGet(scope: unknown, name: unknown, options: unknown): ParsedGet {
+  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "version"]);
+  const version = opts.version ?? "latest";
+  return {
+    scope: validateScope(scope),
+    name: validateName(name),
+    version: version === "latest" ? version : validatePositiveInteger(version, "version"),
+    deadline: Deadline.start(opts),
+  };
+}
+
+export interface ParsedDelete extends ParsedRequest {
+  name: string;
+  selector: DeleteSelector;
+}
+
+export function parseDelete(
+  scope: unknown,
+  name: unknown,
+  selector: unknown,
+  options: unknown,
+): ParsedDelete {
+  const opts = validateOptionKeys(options, DEADLINE_KEYS);
+  if (selector !== "latest" && selector !== "all" && typeof selector !== "number") {
+    throw invalidArgument("selector", 'must be a version number, "latest" or "all"');
+  }
+  return {
+    scope: validateScope(scope),
+    name: validateName(name),
+    selector:
+      typeof selector === "number" ? validatePositiveInteger(selector, "selector") : selector,
+    deadline: Deadline.start(opts),
+  };
+}
+
+export interface ParsedListNames extends ParsedRequest {
+  limit: number;
+  cursor: string | undefined;
+}
+
+export function parseListNames(
+  scope: unknown,
+  options: unknown,
+  maxPageLimit: number,
+): ParsedListNames {
+  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "limit", "cursor"]);
+  return {
+    scope: validateScope(scope),
+    limit: resolvePageLimit(opts.limit, maxPageLimit),
+    cursor: opts.cursor === undefined ? undefined : validateName(opts.cursor, "cursor"),
+    deadline: Deadline.start(opts),
+  };
+}
+
+export interface ParsedListVersions extends ParsedRequest {
+  name: string;
+  limit: number;
+  cursor: number | undefined;
+}
+
+export function parseListVersions(
+  scope: unknown,
+  name: unknown,
+  options: unknown,
+  maxPageLimit: number,
+): ParsedListVersions {
+  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "limit", "cursor"]);
+  return {
+    scope: validateScope(scope),
+    name: validateName(name),
+    limit: resolvePageLimit(opts.limit, maxPageLimit),
+    cursor: opts.cursor === undefined ? undefined : validatePositiveInteger(opts.cursor, "cursor"),
+    deadline: Deadline.start(opts),
+  };
+}
+
+/** For operations that take only a scope and the deadline options (legacy `list`). */
+export function parseScopeRequest(scope: unknown, options: unknown): ParsedRequest {
+  const opts = validateOptionKeys(options, DEADLINE_KEYS);
+  return { scope: validateScope(scope), deadline: Deadline.start(opts) };
+}

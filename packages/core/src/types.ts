@@ -1,0 +1,122 @@
+import type { ValidationLimits } from "./limits.js";
+
+export type Scope =
+  | { readonly kind: "app"; readonly app: string }
+  | { readonly kind: "user"; readonly app: string; readonly user: string }
+  | {
+      readonly kind: "session";
+      readonly app: string;
+      readonly user: string;
+      readonly session: string;
+    };
+
+export type ScopeKind = Scope["kind"];
+
+export type JsonPrimitive = null | boolean | number | string;
+export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export interface ArtifactMeta {
+  readonly scope: Scope;
+  readonly name: string;
+  /** Positive integer, strictly increasing per (scope, name), never reused. */
+  readonly version: number;
+  readonly mimeType: string;
+  readonly size: number;
+  /** Lowercase hex SHA-256 of the data. */
+  readonly sha256: string;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+  readonly metadata: JsonObject;
+}
+
+export interface Artifact extends ArtifactMeta {
+  readonly data: Uint8Array;
+}
+
+/** One absolute deadline: `timeoutMs` (1..300000) from the call, and/or a signal. */
+export interface RequestOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface PutOptions extends RequestOptions {
+  mimeType?: string;
+  metadata?: JsonObject;
+}
+
+export type VersionSelector = number | "latest";
+export type DeleteSelector = number | "latest" | "all";
+
+export interface GetOptions extends RequestOptions {
+  version?: VersionSelector;
+}
+
+export interface ListNamesOptions extends RequestOptions {
+  limit?: number;
+  /** Exclusive: the last name of the previous page. */
+  cursor?: string;
+}
+
+export interface NamePage {
+  readonly scope: Scope;
+  readonly items: readonly string[];
+  readonly nextCursor?: string;
+}
+
+export interface ListVersionsOptions extends RequestOptions {
+  limit?: number;
+  /** Exclusive: the last version of the previous page. */
+  cursor?: number;
+}
+
+export interface VersionPage {
+  readonly items: readonly ArtifactMeta[];
+  readonly nextCursor?: number;
+}
+
+export type Durability = "volatile" | "durable";
+
+export interface QuotaReport {
+  /** "global": one bound for the whole service; "per_shard": each worker enforces its own. */
+  readonly appliesTo: "global" | "per_shard";
+  /** Configured bounds by name, e.g. maxArtifactBytes, maxScopeBytes, maxScopeArtifacts. */
+  readonly bounds: Readonly<Record<string, number>>;
+}
+
+export interface TransferCapabilities {
+  readonly streamingUpload: boolean;
+  readonly streamingDownload: boolean;
+  readonly byteRanges: boolean;
+}
+
+export interface Capabilities {
+  readonly apiVersion: 1;
+  readonly immutableVersions: true;
+  readonly scopes: readonly ScopeKind[];
+  readonly durability: Durability;
+  readonly pagination: { readonly maxPageLimit: number; readonly legacyListLimit: number };
+  readonly limits: ValidationLimits;
+  readonly quotas: QuotaReport;
+  readonly transfer?: TransferCapabilities;
+}
+
+export interface ArtifactService {
+  capabilities(): Capabilities;
+  put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions): Promise<ArtifactMeta>;
+  get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact>;
+  head(scope: Scope, name: string, options?: GetOptions): Promise<ArtifactMeta>;
+  delete(
+    scope: Scope,
+    name: string,
+    selector: DeleteSelector,
+    options?: RequestOptions,
+  ): Promise<void>;
+  listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage>;
+  listVersions(scope: Scope, name: string, options?: ListVersionsOptions): Promise<VersionPage>;
+  /** Legacy: every live version in the scope (by name, then version), or result_limit_exceeded. */
+  list(scope: Scope, options?: RequestOptions): Promise<ArtifactMeta[]>;
+  close(): Promise<void>;
+}
