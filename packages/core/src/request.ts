@@ -54,7 +54,7 @@ export interface ParsedGet extends ParsedRequest {
 
 export function parseGet(scope: unknown, name: unknown, options: unknown): ParsedGet {
   const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "version"]);
-  const version = opts.version ?? "latest";
+  const version = opts.version === undefined ? "latest" : opts.version;
   return {
     scope: validateScope(scope),
     name: validateName(name),

@@ -1,0 +1,317 @@
+import { quotaLimitCode } from "../../capabilities.js";
+import type { ArtifactError, ArtifactErrorCode } from "../../errors.js";
+import type { ArtifactService, Capabilities, Scope } from "../../types.js";
+import { freshScope } from "../arbitraries.js";
+import { type CheckOutcome, type ConformanceCheck, skipped } from "../check.js";
+import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
+import { readAllNames, readAllVersions } from "../observe.js";
+import {
+  type ArtifactServiceConformanceOptions,
+  type ServiceSubject,
+  withSubject,
+} from "../subject.js";
+
+// Declared bounds are driven to their edge: exactly the bound succeeds, one more fails
+// with the declared error and writes nothing. Bounds too large to reach cheaply are
+// skipped with the reason; pass `createBounded` to reach them.
+
+const MAX_PUTS = 600;
+const MAX_BYTES = 16 * 1024 * 1024;
+
+type Bounds = Readonly<Record<string, number>>;
+
+interface Slot {
+  scope: Scope;
+  name: string;
+}
+
+/**
+ * Where the i-th put of a fill goes: versions per name, names per scope and per-scope
+ * counts and bytes kept below their own bounds, so only the bound under test is reached.
+ */
+class Layout {
+  readonly #perName: number;
+  readonly #namesPerScope: number;
+  readonly #artifactsPerScope: number;
+  readonly #bytesPerScope: number;
+  readonly #label: string;
+  #scope: Scope;
+  #names = 0;
+  #inName = 0;
+  #inScope = 0;
+  #bytesInScope = 0;
+  scopes = 1;
+
+  constructor(bounds: Bounds, label: string, keep: ReadonlySet<string>) {
+    const cap = (key: string) =>
+      keep.has(key) ? Number.POSITIVE_INFINITY : (bounds[key] ?? Number.POSITIVE_INFINITY);
+    this.#perName = Math.min(cap("maxVersionsPerName"), 50);
+    this.#namesPerScope = cap("maxNamesPerScope");
+    this.#artifactsPerScope = cap("maxScopeArtifacts");
+    this.#bytesPerScope = cap("maxScopeBytes");
+    this.#label = label;
+    this.#scope = freshScope(label);
+  }
+
+  /** The slot for a put of `size` bytes; opens a new name or scope when one is full. */
+  next(size: number, newScopes: boolean): Slot | undefined {
+    const scopeFull =
+      this.#inScope + 1 > this.#artifactsPerScope ||
+      this.#bytesInScope + size > this.#bytesPerScope;
+    const nameFull = this.#inName >= this.#perName || this.#names === 0;
+    if (scopeFull || (nameFull && this.#names >= this.#namesPerScope)) {
+      if (!newScopes) return undefined;
+      this.#scope = freshScope(this.#label);
+      this.scopes += 1;
+      this.#names = 0;
+      this.#inScope = 0;
+      this.#bytesInScope = 0;
+    }
+    if (this.#inName >= this.#perName || this.#names === 0) {
+      this.#names += 1;
+      this.#inName = 0;
+    }
+    this.#inName += 1;
+    this.#inScope += 1;
+    this.#bytesInScope += size;
+    return { scope: this.#scope, name: `n${this.#names}` };
+  }
+
+  get current(): Slot {
+    return { scope: this.#scope, name: `n${Math.max(1, this.#names)}` };
+  }
+}
+
+interface BoundSpec {
+  /** The bound's name in capabilities().quotas.bounds. */
+  bound: string;
+  code: ArtifactErrorCode;
+  /** Expected detail on the error: detail.limit for quotas, detail.kind for capacity. */
+  detail: Readonly<Record<string, string>>;
+  /** How the bound is approached: puts of `size` bytes, `count` of them. */
+  plan(
+    bound: number,
+    bounds: Bounds,
+  ): { size: number; count: number; newScopes: boolean; over: OverPut } | string;
+}
+
+type OverPut = (layout: Layout, bound: number) => Slot & { size: number };
+
+const sameNameOnePlus: OverPut = (layout) => ({ ...layout.current, size: 1 });
+/** For service-wide bounds: a scope of its own, so no per-scope bound is hit instead. */
+const newScopeOnePlus: OverPut = () => ({ scope: freshScope("one-too-many"), name: "n1", size: 1 });
+
+const SPECS: readonly BoundSpec[] = [
+  {
+    bound: "maxScopeArtifacts",
+    code: "quota_exceeded",
+    detail: { limit: quotaLimitCode("maxScopeArtifacts") },
+    plan: (bound) => ({ size: 1, count: bound, newScopes: false, over: sameNameOnePlus }),
+  },
+  {
+    bound: "maxTotalArtifacts",
+    code: "quota_exceeded",
+    detail: { limit: quotaLimitCode("maxTotalArtifacts") },
+    plan: (bound) => ({ size: 1, count: bound, newScopes: true, over: newScopeOnePlus }),
+  },
+  {
+    bound: "maxScopeBytes",
+    code: "quota_exceeded",
+    detail: { limit: quotaLimitCode("maxScopeBytes") },
+    plan: (bound, bounds) => bytePlan(bound, bounds, false),
+  },
+  {
+    bound: "maxTotalBytes",
+    code: "quota_exceeded",
+    detail: { limit: quotaLimitCode("maxTotalBytes") },
+    plan: (bound, bounds) => bytePlan(bound, bounds, true),
+  },
+  {
+    bound: "maxVersionsPerName",
+    code: "capacity_reached",
+    detail: { kind: "version" },
+    plan: (bound) => ({ size: 1, count: bound, newScopes: false, over: sameNameOnePlus }),
+  },
+  {
+    bound: "maxNamesPerScope",
+    code: "capacity_reached",
+    detail: { kind: "name" },
+    plan: (bound) => ({
+      size: 1,
+      count: bound,
+      newScopes: false,
+      over: (layout) => ({ scope: layout.current.scope, name: "one-name-too-many", size: 1 }),
+    }),
+  },
+  {
+    bound: "maxScopes",
+    code: "capacity_reached",
+    detail: { kind: "scope" },
+    plan: (bound) => ({
+      size: 1,
+      count: bound,
+      newScopes: true,
+      over: newScopeOnePlus,
+    }),
+  },
+];
+
+/** Puts of the largest size allowed, the last one topping the bound up exactly. */
+function bytePlan(bound: number, bounds: Bounds, newScopes: boolean) {
+  const size = Math.min(bound, bounds.maxArtifactBytes ?? bound, 1024 * 1024);
+  if (bound % size !== 0) return `${bound} is not a multiple of the put size ${size}`;
+  return {
+    size,
+    count: bound / size,
+    newScopes,
+    over: newScopes ? newScopeOnePlus : sameNameOnePlus,
+  };
+}
+
+/** Which bounds the layout may ignore because they are the one under test. */
+const layoutKeeps = (spec: BoundSpec) => new Set([spec.bound]);
+
+async function driveBound(
+  service: ArtifactService,
+  spec: BoundSpec,
+  bound: number,
+): Promise<CheckOutcome> {
+  const bounds = service.capabilities().quotas.bounds;
+  const plan = spec.plan(bound, bounds);
+  if (typeof plan === "string") return skipped(`${spec.bound}: ${plan}`);
+  if (plan.count > MAX_PUTS || plan.count * plan.size > MAX_BYTES) {
+    return skipped(
+      `${spec.bound} = ${bound} is too large to reach in a test; pass createBounded with a smaller one`,
+    );
+  }
+  const layout = new Layout(bounds, `bound-${spec.bound}`, layoutKeeps(spec));
+  const data = new Uint8Array(plan.size);
+  for (let i = 0; i < plan.count; i++) {
+    const slot = layout.next(plan.size, plan.newScopes);
+    if (!slot) return skipped(`${spec.bound} cannot be reached before another declared bound`);
+    await service.put(slot.scope, slot.name, data);
+  }
+  const over = plan.over(layout, bound);
+  const before = await readAllVersions(service, over.scope, over.name);
+  const error = (await expectArtifactError(
+    () => service.put(over.scope, over.name, new Uint8Array(over.size)),
+    spec.code,
+    `the put beyond ${spec.bound} = ${bound}`,
+  )) as ArtifactError;
+  for (const [key, value] of Object.entries(spec.detail)) {
+    expectEqual(error.detail[key], value, `detail.${key} of the ${spec.code} error`);
+  }
+  expectEqual(
+    await readAllVersions(service, over.scope, over.name),
+    before,
+    "the rejected put wrote nothing",
+  );
+  return undefined;
+}
+
+function boundSubject(options: ArtifactServiceConformanceOptions): () => Promise<ServiceSubject> {
+  return options.createBounded ?? options.create;
+}
+
+const declared = (capabilities: Capabilities, bound: string) => capabilities.quotas.bounds[bound];
+
+function boundCheck(options: ArtifactServiceConformanceOptions, spec: BoundSpec): ConformanceCheck {
+  return {
+    name: `bounds: ${spec.bound} is enforced exactly (${spec.code})`,
+    run: () =>
+      withSubject(boundSubject(options), async ({ service }) => {
+        const bound = declared(service.capabilities(), spec.bound);
+        if (bound === undefined) return skipped(`the adapter declares no ${spec.bound}`);
+        return driveBound(service, spec, bound);
+      }),
+  };
+}
+
+const artifactSize = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
+  name: "bounds: maxArtifactBytes accepts exactly the bound and rejects one byte more (artifact_too_large)",
+  run: () =>
+    withSubject(boundSubject(options), async ({ service }) => {
+      const bound = declared(service.capabilities(), "maxArtifactBytes");
+      if (bound === undefined) return skipped("the adapter declares no maxArtifactBytes");
+      if (bound > MAX_BYTES)
+        return skipped(`maxArtifactBytes = ${bound} is too large for a test; pass createBounded`);
+      const scope = freshScope("artifact-size");
+      await service.put(scope, "big", new Uint8Array(bound));
+      await expectArtifactError(
+        () => service.put(scope, "big", new Uint8Array(bound + 1)),
+        "artifact_too_large",
+        "a put one byte over maxArtifactBytes",
+      );
+      expectEqual(
+        (await readAllVersions(service, scope, "big")).length,
+        1,
+        "the oversized put wrote nothing",
+      );
+      return undefined;
+    }),
+});
+
+const pageLimit = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
+  name: "bounds: limit defaults to and is capped at maxPageLimit",
+  run: () =>
+    withSubject(boundSubject(options), async ({ service }) => {
+      const { maxPageLimit } = service.capabilities().pagination;
+      expectTrue(
+        Number.isSafeInteger(maxPageLimit) && maxPageLimit >= 1,
+        "maxPageLimit is a positive integer",
+      );
+      if (maxPageLimit >= MAX_PUTS)
+        return skipped(`maxPageLimit = ${maxPageLimit} is too large; pass createBounded`);
+      const scope = freshScope("page-limit");
+      for (let i = 0; i <= maxPageLimit; i++)
+        await service.put(scope, `p${String(i).padStart(4, "0")}`, new Uint8Array(0));
+      for (const options of [{}, { limit: maxPageLimit + 5 }]) {
+        const page = await service.listNames(scope, options);
+        expectEqual(page.items.length, maxPageLimit, `a page with ${JSON.stringify(options)}`);
+        expectTrue(page.nextCursor !== undefined, "a capped page has a nextCursor");
+      }
+      expectEqual(
+        (await readAllNames(service, scope)).length,
+        maxPageLimit + 1,
+        "all names over pages",
+      );
+      return undefined;
+    }),
+});
+
+const legacyList = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
+  name: "bounds: legacy list returns every live version up to legacyListLimit, then result_limit_exceeded",
+  run: () =>
+    withSubject(boundSubject(options), async ({ service }) => {
+      const { legacyListLimit } = service.capabilities().pagination;
+      if (legacyListLimit >= MAX_PUTS)
+        return skipped(`legacyListLimit = ${legacyListLimit} is too large; pass createBounded`);
+      const layout = new Layout(service.capabilities().quotas.bounds, "legacy-list", new Set());
+      for (let i = 0; i < legacyListLimit; i++) {
+        const slot = layout.next(0, false);
+        if (!slot)
+          return skipped("legacyListLimit cannot be reached in one scope before another bound");
+        await service.put(slot.scope, slot.name, new Uint8Array(0));
+      }
+      const { scope } = layout.current;
+      expectEqual((await service.list(scope)).length, legacyListLimit, "list at legacyListLimit");
+      const extra = layout.next(0, false);
+      if (!extra) return skipped("one version beyond legacyListLimit does not fit in one scope");
+      await service.put(extra.scope, extra.name, new Uint8Array(0));
+      await expectArtifactError(
+        () => service.list(scope),
+        "result_limit_exceeded",
+        "list beyond legacyListLimit",
+      );
+      return undefined;
+    }),
+});
+
+export function boundChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
+  return [
+    artifactSize(options),
+    ...SPECS.map((spec) => boundCheck(options, spec)),
+    pageLimit(options),
+    legacyList(options),
+  ];
+}

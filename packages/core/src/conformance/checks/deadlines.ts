@@ -1,0 +1,143 @@
+import type { ArtifactErrorCode } from "../../errors.js";
+import { isArtifactError } from "../../errors.js";
+import type { ArtifactService, RequestOptions } from "../../types.js";
+import { freshScope } from "../arbitraries.js";
+import type { ConformanceCheck } from "../check.js";
+import { expectArtifactError, expectEqual, fail } from "../expect.js";
+import { readAllNames, readAllVersions } from "../observe.js";
+import { type ArtifactServiceConformanceOptions, withSubject } from "../subject.js";
+
+const NAME = "deadline";
+const bytes = new Uint8Array(1024).fill(7);
+
+function abortedSignal(): AbortSignal {
+  const controller = new AbortController();
+  controller.abort(new Error("caller went away"));
+  return controller.signal;
+}
+
+async function firedTimeoutSignal(): Promise<AbortSignal> {
+  const signal = AbortSignal.timeout(1);
+  while (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, 2));
+  return signal;
+}
+
+function everyOperation(service: ArtifactService, options: RequestOptions) {
+  const scope = freshScope("deadline-ops");
+  return [
+    ["put", () => service.put(scope, NAME, bytes, options)],
+    ["get", () => service.get(scope, NAME, options)],
+    ["head", () => service.head(scope, NAME, options)],
+    ["delete", () => service.delete(scope, NAME, "all", options)],
+    ["listNames", () => service.listNames(scope, options)],
+    ["listVersions", () => service.listVersions(scope, NAME, options)],
+    ["list", () => service.list(scope, options)],
+  ] as const;
+}
+
+/** A request that ends in success is visible; one that ends in `code` published nothing. */
+async function expectAllOrNothing(
+  service: ArtifactService,
+  attempts: number,
+  start: () => { promise: Promise<unknown> },
+  code: ArtifactErrorCode,
+  scope: ReturnType<typeof freshScope>,
+): Promise<void> {
+  const succeeded: number[] = [];
+  for (let i = 0; i < attempts; i++) {
+    try {
+      const meta = (await start().promise) as { version: number };
+      succeeded.push(meta.version);
+    } catch (error) {
+      if (!isArtifactError(error, code))
+        fail(`expected success or "${code}", got ${String(error)}`);
+    }
+  }
+  const live = (await readAllVersions(service, scope, NAME)).map((m) => m.version);
+  expectEqual(
+    live,
+    succeeded,
+    `only the puts that succeeded are visible (failed ones publish nothing)`,
+  );
+}
+
+export function deadlineChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
+  return [
+    {
+      name: "deadlines: an already-aborted signal fails every operation with aborted and writes nothing",
+      run: () =>
+        withSubject(options.create, async ({ service }) => {
+          const existing = freshScope("deadline-existing");
+          await service.put(existing, NAME, bytes);
+          for (const [op, call] of everyOperation(service, { signal: abortedSignal() })) {
+            await expectArtifactError(call, "aborted", `${op} with an aborted signal`);
+          }
+          await expectArtifactError(
+            () => service.delete(existing, NAME, "all", { signal: abortedSignal() }),
+            "aborted",
+            "delete with an aborted signal",
+          );
+          expectEqual(
+            (await readAllVersions(service, existing, NAME)).length,
+            1,
+            "the aborted delete removed nothing",
+          );
+          const scope = freshScope("deadline-aborted-put");
+          await expectArtifactError(
+            () => service.put(scope, NAME, bytes, { signal: abortedSignal(), timeoutMs: 60_000 }),
+            "aborted",
+            "put with an aborted signal",
+          );
+          expectEqual(await readAllNames(service, scope), [], "the aborted put published nothing");
+          return undefined;
+        }),
+    },
+    {
+      name: "deadlines: an expired timeout signal fails with timeout (not aborted) and publishes nothing",
+      run: () =>
+        withSubject(options.create, async ({ service }) => {
+          const signal = await firedTimeoutSignal();
+          for (const [op, call] of everyOperation(service, { signal })) {
+            await expectArtifactError(call, "timeout", `${op} with an expired AbortSignal.timeout`);
+          }
+          const scope = freshScope("deadline-expired");
+          await expectArtifactError(
+            () => service.put(scope, NAME, bytes, { signal }),
+            "timeout",
+            "put",
+          );
+          expectEqual(await readAllNames(service, scope), [], "the expired put published nothing");
+          return undefined;
+        }),
+    },
+    {
+      name: "deadlines: puts racing a 1 ms timeout or an abort are all-or-nothing",
+      run: () =>
+        withSubject(options.create, async ({ service }) => {
+          const large = new Uint8Array(256 * 1024).fill(3);
+          const timed = freshScope("deadline-race-timeout");
+          await expectAllOrNothing(
+            service,
+            12,
+            () => ({ promise: service.put(timed, NAME, large, { timeoutMs: 1 }) }),
+            "timeout",
+            timed,
+          );
+          const aborted = freshScope("deadline-race-abort");
+          await expectAllOrNothing(
+            service,
+            12,
+            () => {
+              const controller = new AbortController();
+              const promise = service.put(aborted, NAME, large, { signal: controller.signal });
+              queueMicrotask(() => controller.abort());
+              return { promise };
+            },
+            "aborted",
+            aborted,
+          );
+          return undefined;
+        }),
+    },
+  ];
+}

@@ -1,0 +1,157 @@
+import { isDeepStrictEqual } from "node:util";
+import { VALIDATION_LIMITS } from "../../limits.js";
+import type { ArtifactService, Capabilities, Scope } from "../../types.js";
+import { COLLIDING_NAMES, COLLIDING_SCOPES, freshScope } from "../arbitraries.js";
+import { type ConformanceCheck, skipped } from "../check.js";
+import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
+import { readAllNames, readAllVersions } from "../observe.js";
+import { type ArtifactServiceConformanceOptions, withSubject } from "../subject.js";
+
+function isDeepFrozen(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen);
+}
+
+function expectCapabilities(capabilities: Capabilities): void {
+  expectTrue(isDeepFrozen(capabilities), "capabilities() is not deeply frozen");
+  expectEqual(capabilities.apiVersion, 1, "apiVersion");
+  expectEqual(capabilities.immutableVersions, true, "immutableVersions");
+  expectTrue(
+    capabilities.scopes.length > 0 &&
+      capabilities.scopes.every((k) => ["app", "user", "session"].includes(k)),
+    "scopes lists scope kinds",
+  );
+  expectTrue(["volatile", "durable"].includes(capabilities.durability), "durability");
+  expectTrue(
+    isDeepStrictEqual({ ...capabilities.limits }, { ...VALIDATION_LIMITS }),
+    "limits are the shared limits",
+  );
+  for (const [key, value] of Object.entries(capabilities.pagination)) {
+    expectTrue(
+      Number.isSafeInteger(value) && value >= 1,
+      `pagination.${key} is a positive integer`,
+    );
+  }
+  expectTrue(["global", "per_shard"].includes(capabilities.quotas.appliesTo), "quotas.appliesTo");
+  for (const [key, value] of Object.entries(capabilities.quotas.bounds)) {
+    expectTrue(
+      Number.isSafeInteger(value) && value >= 1,
+      `quotas.bounds.${key} is a positive integer`,
+    );
+  }
+  if (capabilities.transfer) {
+    for (const [key, value] of Object.entries(capabilities.transfer)) {
+      expectTrue(typeof value === "boolean", `transfer.${key} is a boolean`);
+    }
+  }
+}
+
+const capabilitiesCheck = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
+  name: "lifecycle: capabilities() is a frozen, well-formed report of the shared limits and bounds",
+  run: () =>
+    withSubject(options.create, async ({ service }) => {
+      expectCapabilities(service.capabilities());
+      return undefined;
+    }),
+});
+
+const closeCheck = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
+  name: "lifecycle: after close() every operation fails with closed, and close() is idempotent",
+  run: () =>
+    withSubject(options.create, async ({ service }) => {
+      const scope = freshScope("close");
+      await service.put(scope, "x", new Uint8Array([1]));
+      await service.close();
+      const calls: [string, () => Promise<unknown>][] = [
+        ["put", () => service.put(scope, "x", new Uint8Array([1]))],
+        ["get", () => service.get(scope, "x")],
+        ["head", () => service.head(scope, "x")],
+        ["delete", () => service.delete(scope, "x", "all")],
+        ["listNames", () => service.listNames(scope)],
+        ["listVersions", () => service.listVersions(scope, "x")],
+        ["list", () => service.list(scope)],
+      ];
+      for (const [op, call] of calls)
+        await expectArtifactError(call, "closed", `${op} after close`);
+      await service.close();
+      return undefined;
+    }),
+});
+
+interface Written {
+  scope: Scope;
+  name: string;
+  versions: number[];
+  highWater: number;
+}
+
+/** Puts and deletes over colliding scopes and names; returns what must survive. */
+async function writeHistory(service: ArtifactService): Promise<Written[]> {
+  const written: Written[] = [];
+  for (const [i, scope] of COLLIDING_SCOPES.entries()) {
+    for (const [j, name] of COLLIDING_NAMES.slice(0, 4 + i).entries()) {
+      const versions: number[] = [];
+      for (let k = 0; k < 1 + ((i + j) % 3); k++) {
+        versions.push(
+          (await service.put(scope, name, new Uint8Array([i, j, k]), { metadata: { i, j, k } }))
+            .version,
+        );
+      }
+      const highWater = versions.at(-1) ?? 0;
+      if ((i + j) % 4 === 1) {
+        await service.delete(scope, name, "latest");
+        versions.pop();
+      } else if ((i + j) % 4 === 2) {
+        await service.delete(scope, name, "all");
+        versions.length = 0;
+      }
+      written.push({ scope, name, versions, highWater });
+    }
+  }
+  return written;
+}
+
+const durabilityCheck = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
+  name: "durability: state and every version high-water survive reopen",
+  run: () =>
+    withSubject(options.create, async (holder) => {
+      const { reopen } = options;
+      if (!reopen) {
+        if (holder.service.capabilities().durability === "durable") {
+          fail(
+            "the adapter declares durability 'durable' but the kit was given no reopen to prove it",
+          );
+        }
+        return skipped("volatile adapter: nothing survives a restart by design");
+      }
+      const written = await writeHistory(holder.service);
+      await holder.service.close();
+      holder.service = await reopen(holder.service);
+      const service = holder.service;
+      for (const scope of COLLIDING_SCOPES) {
+        const expected = written
+          .filter((w) => w.scope === scope && w.versions.length > 0)
+          .map((w) => w.name);
+        expectEqual(
+          [...(await readAllNames(service, scope))].sort(),
+          [...expected].sort(),
+          `names of ${JSON.stringify(scope)} after reopen`,
+        );
+      }
+      for (const w of written) {
+        const versions = (await readAllVersions(service, w.scope, w.name)).map((m) => m.version);
+        expectEqual(versions, w.versions, `versions of ${JSON.stringify(w.name)} after reopen`);
+        for (const version of w.versions) await service.get(w.scope, w.name, { version });
+        const next = await service.put(w.scope, w.name, new Uint8Array([9]));
+        expectTrue(
+          next.version > w.highWater,
+          `a put after reopen reused ${next.version} (high-water ${w.highWater})`,
+        );
+      }
+      return undefined;
+    }),
+});
+
+export function lifecycleChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
+  return [capabilitiesCheck(options), closeCheck(options), durabilityCheck(options)];
+}

@@ -1,0 +1,143 @@
+import fc from "fast-check";
+import { isArtifactError } from "../../errors.js";
+import type { ArtifactService } from "../../types.js";
+import { freshScope } from "../arbitraries.js";
+import { type ConformanceCheck, propertyParameters } from "../check.js";
+import { expectEqual, expectTrue } from "../expect.js";
+import { readAllVersions } from "../observe.js";
+import { type ArtifactServiceConformanceOptions, withSubject } from "../subject.js";
+
+const NAME = "contended";
+
+/** Payloads that identify their writer in every byte, so a torn read cannot pass for one. */
+function payload(writer: number, size: number): Uint8Array {
+  return new Uint8Array(size).fill(writer + 1);
+}
+
+/** Bytes of exactly one writer's payload, and that writer had started: never torn. */
+function expectOneWriter(
+  data: Uint8Array,
+  size: number,
+  started: ReadonlySet<number>,
+  what: string,
+): void {
+  const writer = data[0];
+  expectTrue(data.byteLength === size, `${what}: read ${data.byteLength} bytes of ${size}`);
+  expectTrue(
+    writer !== undefined && started.has(writer),
+    `${what}: bytes from no writer that started`,
+  );
+  expectTrue(
+    data.every((byte) => byte === writer),
+    `${what}: partial or mixed bytes`,
+  );
+}
+
+const parallelPuts = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
+  name: "races: 16 concurrent puts to one name all succeed with distinct versions, none lost",
+  run: () =>
+    withSubject(options.create, async ({ service }) => {
+      const scope = freshScope("parallel");
+      const writers = Array.from({ length: 16 }, (_, i) => i);
+      const metas = await Promise.all(
+        writers.map((i) => service.put(scope, NAME, payload(i, 4096 + i))),
+      );
+      const versions = metas.map((m) => m.version);
+      expectEqual(
+        new Set(versions).size,
+        versions.length,
+        `distinct versions ${versions.join(",")}`,
+      );
+      const listed = (await readAllVersions(service, scope, NAME)).map((m) => m.version);
+      expectEqual(
+        listed,
+        [...versions].sort((a, b) => a - b),
+        "every put is listed",
+      );
+      for (const [i, meta] of metas.entries()) {
+        const artifact = await service.get(scope, NAME, { version: meta.version });
+        expectTrue(
+          Buffer.from(artifact.data).equals(Buffer.from(payload(i, 4096 + i))),
+          `writer ${i}'s bytes`,
+        );
+      }
+      return undefined;
+    }),
+});
+
+type RaceOp = "put" | "get" | "delete";
+
+async function interleaved(
+  service: ArtifactService,
+  scheduler: fc.Scheduler,
+  ops: RaceOp[],
+  size: number,
+) {
+  const scope = freshScope("interleaved");
+  const first = await service.put(scope, NAME, payload(0, size));
+  const started = new Set([1]);
+  const writerOf = new Map([[first.version, 1]]);
+  let deleted = 0;
+  const outcomes = ops.map((op, i) =>
+    scheduler.schedule(Promise.resolve(op), `${op} #${i}`).then(async () => {
+      if (op === "put") {
+        const data = payload(i + 1, size);
+        started.add(i + 2);
+        const meta = await service.put(scope, NAME, data);
+        expectTrue(!writerOf.has(meta.version), `version ${meta.version} allocated twice`);
+        writerOf.set(meta.version, i + 2);
+        return;
+      }
+      try {
+        if (op === "get")
+          expectOneWriter((await service.get(scope, NAME)).data, size, started, `get #${i}`);
+        else {
+          await service.delete(scope, NAME, "latest");
+          deleted += 1;
+        }
+      } catch (error) {
+        if (!isArtifactError(error, "not_found")) throw error;
+      }
+    }),
+  );
+  await scheduler.waitAll();
+  await Promise.all(outcomes);
+  const live = await readAllVersions(service, scope, NAME);
+  expectEqual(live.length, writerOf.size - deleted, "live versions = puts - successful deletes");
+  for (const meta of live) {
+    const { data } = await service.get(scope, NAME, { version: meta.version });
+    expectOneWriter(
+      data,
+      size,
+      new Set([writerOf.get(meta.version) ?? -1]),
+      `version ${meta.version}`,
+    );
+  }
+}
+
+const scheduledRaces = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
+  name: "races: interleaved puts, gets and deletes on one name keep versions distinct and reads whole",
+  run: () =>
+    withSubject(options.create, async ({ service }) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.scheduler(),
+          fc.array(fc.constantFrom<RaceOp>("put", "put", "get", "delete"), {
+            minLength: 2,
+            maxLength: 8,
+          }),
+          fc.constantFrom(1, 1024, 65_536),
+          (scheduler, ops, size) => interleaved(service, scheduler, ops, size),
+        ),
+        {
+          ...propertyParameters(options),
+          numRuns: Math.max(10, Math.ceil((options.numRuns ?? 100) / 4)),
+        },
+      );
+      return undefined;
+    }),
+});
+
+export function raceChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
+  return [parallelPuts(options), scheduledRaces(options)];
+}

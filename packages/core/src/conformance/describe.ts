@@ -1,0 +1,21 @@
+import { describe, it } from "vitest";
+import { artifactServiceChecks } from "./checks.js";
+import type { ArtifactServiceConformanceOptions } from "./subject.js";
+
+/**
+ * Registers the whole artifact-service conformance kit as a vitest suite. A check that
+ * does not apply (an undeclared or unreachable bound) is reported as skipped with its reason.
+ */
+export function describeArtifactService(
+  name: string,
+  options: ArtifactServiceConformanceOptions,
+): void {
+  describe(`artifact service conformance: ${name}`, () => {
+    for (const check of artifactServiceChecks(options)) {
+      it(check.name, { timeout: options.testTimeoutMs ?? 120_000 }, async (context) => {
+        const outcome = await check.run();
+        if (outcome) context.skip(outcome.skipped);
+      });
+    }
+  });
+}

@@ -1,0 +1,47 @@
+import { inspect, isDeepStrictEqual } from "node:util";
+import { type ArtifactErrorCode, isArtifactError } from "../errors.js";
+
+// Plain assertions, so that every check runs the same way under vitest and when the
+// mutant harness calls it directly.
+
+export class ConformanceFailure extends Error {
+  override readonly name = "ConformanceFailure";
+}
+
+const show = (value: unknown) => inspect(value, { depth: 6, maxArrayLength: 20, breakLength: 120 });
+
+export function fail(message: string): never {
+  throw new ConformanceFailure(message);
+}
+
+export function expectTrue(condition: boolean, message: string): asserts condition {
+  if (!condition) fail(message);
+}
+
+export function expectEqual<T>(actual: unknown, expected: T, what: string): asserts actual is T {
+  if (!isDeepStrictEqual(actual, expected)) {
+    fail(`${what}: expected ${show(expected)}, got ${show(actual)}`);
+  }
+}
+
+/** JSON values compare by content, whatever prototype or key order the adapter gives them. */
+export function expectSameJson(actual: unknown, expected: unknown, what: string): void {
+  const canonical = (value: unknown): unknown => JSON.parse(JSON.stringify(value ?? null));
+  expectEqual(canonical(actual), canonical(expected), what);
+}
+
+/** Awaits `action` and requires it to fail with an ArtifactError of `code`. */
+export async function expectArtifactError(
+  action: () => Promise<unknown>,
+  code: ArtifactErrorCode,
+  what: string,
+): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = await action();
+  } catch (error) {
+    if (isArtifactError(error, code)) return error;
+    fail(`${what}: expected ArtifactError "${code}", got ${show(error)}`);
+  }
+  return fail(`${what}: expected ArtifactError "${code}", but it succeeded with ${show(result)}`);
+}
