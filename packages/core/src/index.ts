@@ -26,6 +26,7 @@ export {
   checkVersionPageReply,
 } from "./reply.js";
 export * from "./request.js";
+export * from "./run-store.js";
 export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./scope.js";
 export type * from "./types.js";
 export {
