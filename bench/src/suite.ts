@@ -1,0 +1,45 @@
+import type { Workload } from "./measure.js";
+
+/** One column of a table: a store or way of running, e.g. "ours", "peer", "floor". */
+export interface Column {
+  readonly id: string;
+  readonly label: string;
+}
+
+/**
+ * A ratio between two columns of the same row, taken within one run.
+ * "throughput": subject ops/s over baseline ops/s (higher is better for the subject).
+ * "time": subject latency over baseline latency (lower is better for the subject).
+ */
+export interface Comparison {
+  readonly id: string;
+  readonly label: string;
+  readonly subject: string;
+  readonly baseline: string;
+  readonly metric: "throughput" | "time";
+}
+
+/** A goal from the issue on one comparison of one row. */
+export interface Target {
+  readonly comparison: string;
+  readonly bound: number;
+  readonly holds: "atLeast" | "atMost";
+}
+
+export interface Row {
+  readonly label: string;
+  /** Operations per timed sample; see `NamedWorkload.batch`. */
+  readonly batch: number;
+  /** The workload of each column that applies to this row. */
+  readonly workloads: Readonly<Record<string, Workload>>;
+  readonly target?: Target;
+}
+
+export interface Suite {
+  readonly title: string;
+  readonly columns: readonly Column[];
+  readonly comparisons: readonly Comparison[];
+  readonly rows: readonly Row[];
+  /** Untimed: release stores, services and temporary directories. */
+  close(): Promise<void>;
+}
