@@ -7,7 +7,10 @@ const decode = (data: Uint8Array) => new TextDecoder().decode(data);
  * The README's tour of the contract, step by step, over any adapter: versions in two
  * scopes, paged listings, latest and pinned reads, deletes, and no version reuse.
  */
-export async function walkthrough(service: ArtifactService, log: (line: string) => void): Promise<void> {
+export async function walkthrough(
+  service: ArtifactService,
+  log: (line: string) => void,
+): Promise<void> {
   const alice: Scope = { kind: "session", app: "demo", user: "alice", session: "s1" };
   const bob: Scope = { kind: "session", app: "demo", user: "bob", session: "s1" };
 
@@ -19,9 +22,13 @@ export async function walkthrough(service: ArtifactService, log: (line: string) 
     });
     log(`   alice report.md v${meta.version}  ${meta.size} B  sha256 ${meta.sha256.slice(0, 12)}…`);
   }
-  await service.put(alice, "charts/q1.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47]), { mimeType: "image/png" });
+  await service.put(alice, "charts/q1.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47]), {
+    mimeType: "image/png",
+  });
   await service.put(alice, "data/ünïcode.csv", encode("a,b\n1,2\n"), { mimeType: "text/csv" });
-  const bobs = await service.put(bob, "report.md", encode("# Bob's own report"), { mimeType: "text/markdown" });
+  const bobs = await service.put(bob, "report.md", encode("# Bob's own report"), {
+    mimeType: "text/markdown",
+  });
   log(`   bob   report.md v${bobs.version} (same name, another scope: an independent artifact)`);
 
   log("2. list alice's names, two per page");
@@ -53,12 +60,16 @@ export async function walkthrough(service: ArtifactService, log: (line: string) 
   log("5. delete the latest version, then put again");
   await service.delete(alice, "report.md", "latest");
   log(`   after delete, latest is v${(await service.head(alice, "report.md")).version}`);
-  const next = await service.put(alice, "report.md", encode("# Report (final, fixed)"), { mimeType: "text/markdown" });
+  const next = await service.put(alice, "report.md", encode("# Report (final, fixed)"), {
+    mimeType: "text/markdown",
+  });
   log(`   the next put is v${next.version}: version ${latest.version} is never reused`);
 
   log('6. delete "all", then put again');
   await service.delete(alice, "report.md", "all");
-  const fresh = await service.put(alice, "report.md", encode("# Report (restart)"), { mimeType: "text/markdown" });
+  const fresh = await service.put(alice, "report.md", encode("# Report (restart)"), {
+    mimeType: "text/markdown",
+  });
   log(`   the next put is v${fresh.version}: the high-water survives delete all`);
 
   const bobsStill = await service.get(bob, "report.md");

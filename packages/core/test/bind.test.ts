@@ -71,7 +71,10 @@ describe("bindArtifacts", () => {
   });
 
   it("refuses data that does not match its digest", async () => {
-    const tampered = serviceReturning((s, name) => ({ ...honest(s, name), data: new Uint8Array([104, 0]) }));
+    const tampered = serviceReturning((s, name) => ({
+      ...honest(s, name),
+      data: new Uint8Array([104, 0]),
+    }));
     const bound = bindArtifacts(tampered, scope, { allow: ["get"] });
     expect(await codeOf(() => bound.get("x"))).toBe("invalid_service_reply");
   });
@@ -92,6 +95,8 @@ describe("bindArtifacts", () => {
   });
 
   it("rejects unknown operations when binding", () => {
-    expect(() => bindArtifacts(serviceReturning(honest), scope, { allow: ["drop" as never] })).toThrow(/allow/);
+    expect(() =>
+      bindArtifacts(serviceReturning(honest), scope, { allow: ["drop" as never] }),
+    ).toThrow(/allow/);
   });
 });

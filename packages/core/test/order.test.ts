@@ -29,7 +29,12 @@ describe("pageAfter", () => {
         const seen: number[] = [];
         let cursor: number | undefined;
         do {
-          const page = pageAfter(sorted, { cursor, limit }, (v) => v, (a, b) => a - b);
+          const page = pageAfter(
+            sorted,
+            { cursor, limit },
+            (v) => v,
+            (a, b) => a - b,
+          );
           expect(page.items.length).toBeLessThanOrEqual(limit);
           seen.push(...page.items);
           cursor = page.nextCursor;
@@ -40,7 +45,12 @@ describe("pageAfter", () => {
   });
 
   it("starts after a cursor that is not in the array", () => {
-    const page = pageAfter([1, 3, 5, 7], { cursor: 4, limit: 2 }, (v) => v, (a, b) => a - b);
+    const page = pageAfter(
+      [1, 3, 5, 7],
+      { cursor: 4, limit: 2 },
+      (v) => v,
+      (a, b) => a - b,
+    );
     expect(page).toEqual({ items: [5, 7] });
   });
 });

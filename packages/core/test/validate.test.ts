@@ -22,12 +22,16 @@ function fieldOf(action: () => unknown): string | undefined {
 
 describe("validation", () => {
   it("names the offending field", () => {
-    expect(fieldOf(() => validateScope({ kind: "user", app: "a", user: "\uD800" }))).toBe("scope.user");
+    expect(fieldOf(() => validateScope({ kind: "user", app: "a", user: "\uD800" }))).toBe(
+      "scope.user",
+    );
     expect(fieldOf(() => validateScope({ kind: "app", app: "a", extra: 1 }))).toBe("scope.extra");
     expect(fieldOf(() => validateName("a/../b"))).toBe("name");
-    expect(fieldOf(() => parsePut({ kind: "app", app: "a" }, "n", new Uint8Array(), { mimetype: "x/y" }))).toBe(
-      "options.mimetype",
-    );
+    expect(
+      fieldOf(() =>
+        parsePut({ kind: "app", app: "a" }, "n", new Uint8Array(), { mimetype: "x/y" }),
+      ),
+    ).toBe("options.mimetype");
     expect(fieldOf(() => validateMetadata({ a: { b: [1, Number.NaN] } }))).toBe("metadata.a.b[1]");
   });
 
@@ -52,6 +56,8 @@ describe("validation", () => {
   it("defaults version to latest and caps limit at maxPageLimit", () => {
     expect(parseGet({ kind: "app", app: "a" }, "n", undefined).version).toBe("latest");
     expect(parseListNames({ kind: "app", app: "a" }, { limit: 10_000 }, 50).limit).toBe(50);
-    expect(fieldOf(() => parseGet({ kind: "app", app: "a" }, "n", { version: null }))).toBe("version");
+    expect(fieldOf(() => parseGet({ kind: "app", app: "a" }, "n", { version: null }))).toBe(
+      "version",
+    );
   });
 });

@@ -18,12 +18,16 @@ async function errorOf(action: () => Promise<unknown>): Promise<ArtifactError> {
 
 describe("MemoryArtifactService", () => {
   it("rejects unknown and invalid configuration", () => {
-    expect(() => new MemoryArtifactService({ maxBytes: 1 } as never)).toThrow(/memoryOptions.maxBytes/);
+    expect(() => new MemoryArtifactService({ maxBytes: 1 } as never)).toThrow(
+      /memoryOptions.maxBytes/,
+    );
     expect(() => new MemoryArtifactService({ maxScopeBytes: 0 })).toThrow(ArtifactError);
   });
 
   it("reports its configured bounds in capabilities()", () => {
-    const { quotas, pagination, durability } = new MemoryArtifactService({ maxScopeBytes: 10 }).capabilities();
+    const { quotas, pagination, durability } = new MemoryArtifactService({
+      maxScopeBytes: 10,
+    }).capabilities();
     expect(durability).toBe("volatile");
     expect(quotas).toEqual({
       appliesTo: "global",
@@ -49,7 +53,9 @@ describe("MemoryArtifactService", () => {
     const meta = await service.put(scope, "a", bytes(10));
     expect(meta.version).toBe(2);
     await service.put(scope, "b", bytes(0));
-    expect((await errorOf(() => service.put(scope, "c", bytes(0)))).detail.limit).toBe("max_scope_artifacts");
+    expect((await errorOf(() => service.put(scope, "c", bytes(0)))).detail.limit).toBe(
+      "max_scope_artifacts",
+    );
   });
 
   it("checks the service-wide bounds across scopes", async () => {
@@ -62,7 +68,8 @@ describe("MemoryArtifactService", () => {
 
   it("serves a page from a large scope without listing from the start", async () => {
     const service = new MemoryArtifactService({ maxPageLimit: 100 });
-    for (let i = 0; i < 5_000; i++) await service.put(scope, `n${String(i).padStart(5, "0")}`, bytes(0));
+    for (let i = 0; i < 5_000; i++)
+      await service.put(scope, `n${String(i).padStart(5, "0")}`, bytes(0));
     const page = await service.listNames(scope, { cursor: "n04949", limit: 100 });
     expect(page.items).toEqual(Array.from({ length: 50 }, (_, i) => `n0${4950 + i}`));
     expect(page.nextCursor).toBeUndefined();

@@ -42,11 +42,11 @@ class Layout {
   #bytesInScope = 0;
   scopes = 1;
 
-  constructor(bounds: Bounds, label: string, keep: ReadonlySet<string>) {
+  constructor(bounds: Bounds, label: string, keep: ReadonlySet<string>, spread?: Spread) {
     const cap = (key: string) =>
       keep.has(key) ? Number.POSITIVE_INFINITY : (bounds[key] ?? Number.POSITIVE_INFINITY);
-    this.#perName = Math.min(cap("maxVersionsPerName"), 50);
-    this.#namesPerScope = cap("maxNamesPerScope");
+    this.#perName = spread === undefined ? Math.min(cap("maxVersionsPerName"), 50) : 1;
+    this.#namesPerScope = spread === "scope" ? 1 : cap("maxNamesPerScope");
     this.#artifactsPerScope = cap("maxScopeArtifacts");
     this.#bytesPerScope = cap("maxScopeBytes");
     this.#label = label;
@@ -82,9 +82,13 @@ class Layout {
   }
 }
 
+/** A bound that counts names or scopes: every put of the fill takes a new one. */
+type Spread = "name" | "scope";
+
 interface BoundSpec {
   /** The bound's name in capabilities().quotas.bounds. */
   bound: string;
+  spread?: Spread;
   code: ArtifactErrorCode;
   /** Expected detail on the error: detail.limit for quotas, detail.kind for capacity. */
   detail: Readonly<Record<string, string>>;
@@ -134,6 +138,7 @@ const SPECS: readonly BoundSpec[] = [
   },
   {
     bound: "maxNamesPerScope",
+    spread: "name",
     code: "capacity_reached",
     detail: { kind: "name" },
     plan: (bound) => ({
@@ -145,6 +150,7 @@ const SPECS: readonly BoundSpec[] = [
   },
   {
     bound: "maxScopes",
+    spread: "scope",
     code: "capacity_reached",
     detail: { kind: "scope" },
     plan: (bound) => ({
@@ -184,7 +190,7 @@ async function driveBound(
       `${spec.bound} = ${bound} is too large to reach in a test; pass createBounded with a smaller one`,
     );
   }
-  const layout = new Layout(bounds, `bound-${spec.bound}`, layoutKeeps(spec));
+  const layout = new Layout(bounds, `bound-${spec.bound}`, layoutKeeps(spec), spec.spread);
   const data = new Uint8Array(plan.size);
   for (let i = 0; i < plan.count; i++) {
     const slot = layout.next(plan.size, plan.newScopes);
