@@ -69,7 +69,7 @@ const BAD_NAMES: readonly [string, unknown][] = [
   ["./ segment", "./a"],
   ["NUL", "a\0b"],
   ["lone surrogate", "a\uDC00"],
-  ["1,025-byte name (513 two-byte characters)", "é".repeat(512) + "x"],
+  ["1,025-byte name (513 two-byte characters)", `${"é".repeat(512)}x`],
   ["number", 42],
   ["null", null],
 ];
