@@ -39,24 +39,25 @@ export interface Usage {
 
 /** Throws quota_exceeded (with detail.limit) for the first bound a registration would break. */
 export function checkBounds(bounds: RunStoreBounds, usage: Usage, size: number): void {
-  const isNewPath = usage.replacedSize === undefined;
+  // Straight-line comparisons: this runs on every register, the store's hot path.
   const growth = size - (usage.replacedSize ?? 0);
-  const wouldBe: Record<keyof RunStoreBounds, number> = {
-    maxBytesPerArtifact: size,
-    // An upsert replaces a present path, so only a new path counts.
-    maxArtifactsPerRun: usage.runArtifacts + (isNewPath ? 1 : 0),
-    maxBytesPerRun: usage.runBytes + growth,
-    // A run exists while it holds a file: its first file creates it.
-    maxRuns: usage.runs + (usage.runArtifacts === 0 ? 1 : 0),
-    maxTotalBytes: usage.totalBytes + growth,
-  };
-  for (const name of RUN_STORE_BOUND_NAMES) {
-    if (wouldBe[name] > bounds[name]) {
-      throw quotaExceeded(
-        quotaLimitCode(name),
-        bounds[name],
-        `register would exceed ${name} (${bounds[name]})`,
-      );
-    }
+  if (size > bounds.maxBytesPerArtifact) throw exceeded(bounds, "maxBytesPerArtifact");
+  // An upsert replaces a present path, so only a new path counts.
+  if (usage.replacedSize === undefined && usage.runArtifacts + 1 > bounds.maxArtifactsPerRun) {
+    throw exceeded(bounds, "maxArtifactsPerRun");
   }
+  if (usage.runBytes + growth > bounds.maxBytesPerRun) throw exceeded(bounds, "maxBytesPerRun");
+  // A run exists while it holds a file: its first file creates it.
+  if (usage.runArtifacts === 0 && usage.runs + 1 > bounds.maxRuns) {
+    throw exceeded(bounds, "maxRuns");
+  }
+  if (usage.totalBytes + growth > bounds.maxTotalBytes) throw exceeded(bounds, "maxTotalBytes");
+}
+
+function exceeded(bounds: RunStoreBounds, name: keyof RunStoreBounds) {
+  return quotaExceeded(
+    quotaLimitCode(name),
+    bounds[name],
+    `register would exceed ${name} (${bounds[name]})`,
+  );
 }

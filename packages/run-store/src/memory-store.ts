@@ -41,9 +41,9 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async register(runId: string, stepId: string, path: string, content: RunContent): Promise<void> {
-    const request = parseRegister(runId, stepId, path, content);
-    const run = this.#runs.get(request.runId);
-    const replaced = run?.files.get(request.path);
+    const run = this.#runs.get(runId);
+    const replaced = run?.files.get(path);
+    const request = parseRegister(runId, stepId, path, content, replaced !== undefined);
     checkBounds(
       this.#bounds,
       {
@@ -67,8 +67,13 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async find(runId: string, path: string): Promise<RunContent | undefined> {
-    const stored = this.#runs.get(validateId(runId, "runId"))?.files.get(validatePath(path));
-    return stored && copyContent(stored.content);
+    // A hit proves both arguments valid (every key was validated on the way in); a miss must
+    // still tell a bad argument from an absent file.
+    const stored = this.#runs.get(runId)?.files.get(path);
+    if (stored) return copyContent(stored.content);
+    validateId(runId, "runId");
+    validatePath(path);
+    return undefined;
   }
 
   async artifacts(runId: string): Promise<readonly RunArtifact[]> {

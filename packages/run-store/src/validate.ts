@@ -14,12 +14,10 @@ export function validateId(value: unknown, field: "runId" | "stepId"): string {
   return id;
 }
 
-/** A `/`-separated path with no empty, `.`, `..` or blank segment (the artifact name rules). */
+/** A non-blank `/`-separated path with no empty, `.` or `..` segment (the artifact name rules). */
 export function validatePath(value: unknown): string {
   const path = validateName(value, "path");
-  if (path.split("/").some((segment) => segment.trim() === "")) {
-    throw invalidArgument("path", "has a blank segment");
-  }
+  if (path.trim() === "") throw invalidArgument("path", "must not be blank");
   return path;
 }
 
@@ -47,17 +45,21 @@ export interface ParsedRegister extends ParsedContent {
   readonly path: string;
 }
 
-/** Validates a whole `register` call before anything is touched. */
+/**
+ * Validates a whole `register` call before anything is touched. A store passes `stored` when
+ * (runId, path) is already one of its keys, which were each validated on the way in: then only
+ * the step id and the content are left to check.
+ */
 export function parseRegister(
   runId: unknown,
   stepId: unknown,
   path: unknown,
   content: unknown,
+  stored = false,
 ): ParsedRegister {
-  return {
-    runId: validateId(runId, "runId"),
-    stepId: validateId(stepId, "stepId"),
-    path: validatePath(path),
-    ...parseContent(content),
-  };
+  const validRunId = stored ? (runId as string) : validateId(runId, "runId");
+  const validStepId = validateId(stepId, "stepId");
+  const validPath = stored ? (path as string) : validatePath(path);
+  const { content: kept, size } = parseContent(content);
+  return { runId: validRunId, stepId: validStepId, path: validPath, content: kept, size };
 }
