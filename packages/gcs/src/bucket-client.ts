@@ -1,0 +1,159 @@
+import { asArtifactError, type Deadline } from "@artifact-kit/core";
+import type { Bucket } from "@google-cloud/storage";
+import pLimit, { type LimitFunction } from "p-limit";
+import { raceDeadline } from "./deadline-race.js";
+
+/** An object as a listing or a metadata read reports it. */
+export interface StoredObject {
+  readonly name: string;
+  readonly generation: string;
+  readonly customMetadata: Readonly<Record<string, string>>;
+}
+
+export interface ListRequest {
+  prefix: string;
+  delimiter?: string;
+  startOffset?: string;
+  maxResults: number;
+  pageToken?: string;
+}
+
+export interface ListPage {
+  readonly objects: readonly StoredObject[];
+  /** With a delimiter: the common prefixes, each ending in the delimiter. */
+  readonly prefixes: readonly string[];
+  readonly nextPageToken?: string;
+}
+
+export interface CreateRequest {
+  name: string;
+  body: Uint8Array;
+  contentType: string;
+  customMetadata: Record<string, string>;
+}
+
+/**
+ * The adapter's only door to GCS: bounds in-flight requests, makes the deadline end the wait,
+ * turns the statuses the protocol expects (404, 412) into values, and every other failure into
+ * `unavailable` (or the deadline's own `timeout` / `aborted`).
+ */
+export class BucketClient {
+  readonly #bucket: Bucket;
+  readonly #limit: LimitFunction;
+
+  constructor(bucket: Bucket, maxConcurrency: number) {
+    this.#bucket = bucket;
+    this.#limit = pLimit(maxConcurrency);
+  }
+
+  /**
+   * Writes only if no live object has this name (ifGenerationMatch: 0), in one request.
+   * `commit` marks the publishing write: it is awaited to the end rather than abandoned at
+   * the deadline, so its outcome is never misreported.
+   */
+  async createOnly(
+    deadline: Deadline,
+    request: CreateRequest,
+    commit: boolean,
+  ): Promise<"created" | "exists"> {
+    const save = () =>
+      this.#bucket
+        .file(request.name)
+        .save(Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength), {
+          resumable: false,
+          contentType: request.contentType,
+          metadata: { metadata: request.customMetadata },
+          preconditionOpts: { ifGenerationMatch: 0 },
+        })
+        .then(() => "created" as const, whenStatus(412, "exists" as const));
+    return this.#run(deadline, `write ${request.name}`, save, !commit);
+  }
+
+  /** The whole object, or bytes [start, end] inclusive; undefined when it does not exist. */
+  async download(
+    deadline: Deadline,
+    name: string,
+    range?: { start: number; end: number },
+  ): Promise<Uint8Array | undefined> {
+    const read = () =>
+      this.#bucket
+        .file(name)
+        .download(range ? { ...range, validation: false } : {})
+        .then(([contents]) => new Uint8Array(contents), whenStatus(404, undefined));
+    return this.#run(deadline, `read ${name}`, read, true);
+  }
+
+  async stat(deadline: Deadline, name: string): Promise<StoredObject | undefined> {
+    const read = () =>
+      this.#bucket
+        .file(name)
+        .getMetadata()
+        .then(([metadata]) => storedObject(metadata), whenStatus(404, undefined));
+    return this.#run(deadline, `read metadata of ${name}`, read, true);
+  }
+
+  async list(deadline: Deadline, request: ListRequest): Promise<ListPage> {
+    const list = async (): Promise<ListPage> => {
+      const [files, , response] = await this.#bucket.getFiles({ ...request, autoPaginate: false });
+      const { nextPageToken, prefixes } = (response ?? {}) as {
+        nextPageToken?: string;
+        prefixes?: string[];
+      };
+      return {
+        objects: files.map((file) => storedObject(file.metadata)),
+        prefixes: prefixes ?? [],
+        ...(nextPageToken ? { nextPageToken } : {}),
+      };
+    };
+    return this.#run(deadline, `list ${request.prefix}`, list, true);
+  }
+
+  /** Deletes that generation, awaited like a publish; false when it is already gone. */
+  async delete(deadline: Deadline, object: StoredObject): Promise<boolean> {
+    const remove = () =>
+      this.#bucket
+        .file(object.name)
+        .delete({ ifGenerationMatch: object.generation })
+        .then(() => true, whenStatus(404, false));
+    return this.#run(deadline, `delete ${object.name}`, remove, false);
+  }
+
+  #run<T>(
+    deadline: Deadline,
+    operation: string,
+    work: () => Promise<T>,
+    abandonAtDeadline: boolean,
+  ): Promise<T> {
+    return this.#limit(async () => {
+      deadline.check();
+      try {
+        return await (abandonAtDeadline ? raceDeadline(work(), deadline) : work());
+      } catch (error) {
+        throw deadline.failure() ?? asArtifactError(error, `GCS ${operation}`);
+      }
+    });
+  }
+}
+
+function whenStatus<T>(status: number, value: T): (error: unknown) => T {
+  return (error) => {
+    if ((error as { code?: unknown } | null)?.code === status) return value;
+    throw error;
+  };
+}
+
+function storedObject(metadata: {
+  name?: string | undefined;
+  generation?: string | number | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}): StoredObject {
+  const customMetadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(metadata.metadata ?? {})) {
+    if (typeof value === "string") customMetadata[key] = value;
+  }
+  return {
+    name: metadata.name ?? "",
+    generation: String(metadata.generation ?? ""),
+    customMetadata,
+  };
+}

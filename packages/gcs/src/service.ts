@@ -1,0 +1,602 @@
+import { randomUUID } from "node:crypto";
+import {
+  type Artifact,
+  ArtifactError,
+  type ArtifactMeta,
+  type ArtifactService,
+  type Capabilities,
+  closedError,
+  compareUtf8,
+  type Deadline,
+  defineCapabilities,
+  type GetOptions,
+  invalidArgument,
+  type ListNamesOptions,
+  type ListVersionsOptions,
+  type NamePage,
+  notFound,
+  type PutOptions,
+  parseDelete,
+  parseGet,
+  parseListNames,
+  parseListVersions,
+  parsePut,
+  parseScopeRequest,
+  quotaLimitCode,
+  type RequestOptions,
+  type Scope,
+  scopeKey,
+  sha256Hex,
+  type VersionPage,
+  validateOptionKeys,
+  validatePositiveInteger,
+} from "@artifact-kit/core";
+import { BucketClient, type ListRequest, type StoredObject } from "./bucket-client.js";
+import { type GcsArtifactServiceOptions, type GcsConfig, resolveGcsConfig } from "./config.js";
+import { HighWaterCache } from "./high-water.js";
+import { ObjectLayout } from "./layout.js";
+import {
+  corruptArtifact,
+  decodeArtifactObject,
+  encodeArtifactObject,
+  type Manifest,
+  type ManifestExpectation,
+  manifestJson,
+  metaOf,
+  parseManifest,
+} from "./manifest.js";
+import { groupOfKey, keyStartAfter, nameKey, nameOfFullKey } from "./name-key.js";
+
+/** Custom metadata on every object the adapter writes. */
+const REQUEST_ID_KEY = "artifact-kit-request";
+const HEADER_BYTES_KEY = "artifact-kit-header-bytes";
+const MANIFEST_KEY = "artifact-kit-manifest";
+/** GCS allows 8 KiB of custom metadata; larger manifests are read from the object's header. */
+const MAX_INLINE_MANIFEST_BYTES = 6 * 1024;
+/** The largest page one GCS listing returns. */
+const GCS_MAX_RESULTS = 1_000;
+/** How often `"latest"` is looked up again when that version is deleted under a reader. */
+const LATEST_LOOKUPS = 3;
+const OBJECT_CONTENT_TYPE = "application/octet-stream";
+
+export interface GetRangeOptions extends GetOptions {
+  /** First byte of the artifact's data to return (0-based). */
+  offset: number;
+  /** Most bytes to return; fewer when the data ends first. */
+  length: number;
+}
+
+export interface ArtifactRange {
+  readonly meta: ArtifactMeta;
+  readonly offset: number;
+  readonly data: Uint8Array;
+}
+
+/**
+ * Artifact service on one GCS bucket. Instances keep no state that matters for correctness:
+ * any number of them, on any number of hosts, may share a bucket and prefix. Versions are
+ * allocated by create-only writes of permanent allocation objects, and published by one
+ * create-only object holding manifest and data, so a reader never sees a partial artifact.
+ */
+export class GcsArtifactService implements ArtifactService {
+  readonly #config: GcsConfig;
+  readonly #capabilities: Capabilities;
+  readonly #client: BucketClient;
+  readonly #layout: ObjectLayout;
+  readonly #highWater = new HighWaterCache();
+  #closed = false;
+
+  constructor(options: GcsArtifactServiceOptions) {
+    this.#config = resolveGcsConfig(options);
+    this.#client = new BucketClient(this.#config.bucket, this.#config.maxConcurrency);
+    this.#layout = new ObjectLayout(this.#config.prefix);
+    const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxPutAttempts } =
+      this.#config;
+    this.#capabilities = defineCapabilities({
+      durability: "durable",
+      maxPageLimit,
+      legacyListLimit,
+      quotas: { appliesTo: "global", bounds: { maxArtifactBytes, maxConcurrency, maxPutAttempts } },
+      transfer: { streamingUpload: false, streamingDownload: false, byteRanges: true },
+    });
+  }
+
+  capabilities(): Capabilities {
+    return this.#capabilities;
+  }
+
+  async put(
+    scope: Scope,
+    name: string,
+    data: Uint8Array,
+    options?: PutOptions,
+  ): Promise<ArtifactMeta> {
+    this.#ensureOpen();
+    const request = parsePut(scope, name, data, options);
+    request.deadline.check();
+    const size = request.data.byteLength;
+    if (size > this.#config.maxArtifactBytes) {
+      throw new ArtifactError(
+        "artifact_too_large",
+        `artifact of ${size} bytes exceeds maxArtifactBytes`,
+        {
+          detail: {
+            limit: quotaLimitCode("maxArtifactBytes"),
+            bound: this.#config.maxArtifactBytes,
+          },
+        },
+      );
+    }
+    // Copied first, so the caller changing its buffer cannot make the digest lie.
+    const stored = new Uint8Array(request.data);
+    const sha256 = sha256Hex(stored);
+    const { key } = nameKey(request.name);
+    const requestId = randomUUID();
+    const version = await this.#allocate(request.scope, key, requestId, request.deadline);
+    const manifest: Manifest = {
+      scope: request.scope,
+      name: request.name,
+      version,
+      mimeType: request.mimeType,
+      size,
+      sha256,
+      createdAt: Date.now(),
+      metadata: request.metadata,
+      requestId,
+    };
+    const json = manifestJson(manifest);
+    const { body, headerBytes } = encodeArtifactObject(json, stored);
+    const objectName = this.#layout.versionObject(request.scope, key, version);
+    request.deadline.check();
+    const outcome = await this.#client.createOnly(
+      request.deadline,
+      {
+        name: objectName,
+        body,
+        contentType: OBJECT_CONTENT_TYPE,
+        customMetadata: {
+          [REQUEST_ID_KEY]: requestId,
+          [HEADER_BYTES_KEY]: String(headerBytes),
+          ...(Buffer.byteLength(json) <= MAX_INLINE_MANIFEST_BYTES ? { [MANIFEST_KEY]: json } : {}),
+        },
+      },
+      true,
+    );
+    if (
+      outcome === "exists" &&
+      !(await this.#wroteItself(request.deadline, objectName, requestId))
+    ) {
+      // Allocation objects are create-only and permanent, so only this put may publish here.
+      throw new ArtifactError("unavailable", `version ${version} was published by another writer`);
+    }
+    return metaOf(manifest);
+  }
+
+  async get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact> {
+    this.#ensureOpen();
+    const request = parseGet(scope, name, options);
+    request.deadline.check();
+    const { key } = nameKey(request.name);
+    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+      const version =
+        request.version === "latest"
+          ? await this.#latestVersion(request.scope, key, request.deadline)
+          : request.version;
+      if (version === undefined) break;
+      const objectName = this.#layout.versionObject(request.scope, key, version);
+      const body = await this.#client.download(request.deadline, objectName);
+      if (body) return decodeArtifactObject(body, { ...request, version });
+      if (request.version !== "latest") break;
+    }
+    throw notFound(`artifact "${request.name}" version ${request.version}`);
+  }
+
+  async head(scope: Scope, name: string, options?: GetOptions): Promise<ArtifactMeta> {
+    this.#ensureOpen();
+    const request = parseGet(scope, name, options);
+    request.deadline.check();
+    const found = await this.#findVersion(
+      request.scope,
+      request.name,
+      request.version,
+      request.deadline,
+    );
+    return metaOf(found.manifest);
+  }
+
+  /** A byte range of one version's data, read with one ranged request after the manifest. */
+  async getRange(scope: Scope, name: string, options: GetRangeOptions): Promise<ArtifactRange> {
+    this.#ensureOpen();
+    const { offset, length, ...getOptions } = validateOptionKeys(options, [
+      "version",
+      "offset",
+      "length",
+      "timeoutMs",
+      "signal",
+    ]);
+    const request = parseGet(scope, name, getOptions);
+    if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) {
+      throw invalidArgument("offset", "must be a non-negative integer");
+    }
+    const wanted = validatePositiveInteger(length, "length");
+    request.deadline.check();
+    const { object, manifest } = await this.#findVersion(
+      request.scope,
+      request.name,
+      request.version,
+      request.deadline,
+    );
+    if (offset > manifest.size) {
+      throw invalidArgument("offset", `is past the end of the ${manifest.size}-byte artifact`);
+    }
+    const end = Math.min(manifest.size, offset + wanted);
+    const headerBytes = headerBytesOf(object);
+    const data =
+      end === offset
+        ? new Uint8Array(0)
+        : await this.#client.download(request.deadline, object.name, {
+            start: headerBytes + offset,
+            end: headerBytes + end - 1,
+          });
+    if (!data) throw notFound(`artifact "${request.name}" version ${manifest.version}`);
+    if (data.byteLength !== end - offset) {
+      throw corruptArtifact(
+        `ranged read returned ${data.byteLength} bytes, expected ${end - offset}`,
+      );
+    }
+    return Object.freeze({ meta: metaOf(manifest), offset, data });
+  }
+
+  async delete(
+    scope: Scope,
+    name: string,
+    selector: number | "latest" | "all",
+    options?: RequestOptions,
+  ): Promise<void> {
+    this.#ensureOpen();
+    const request = parseDelete(scope, name, selector, options);
+    request.deadline.check();
+    const { key } = nameKey(request.name);
+    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+      const targets = await this.#deleteTargets(
+        request.scope,
+        key,
+        request.selector,
+        request.deadline,
+      );
+      if (targets.length === 0) break;
+      request.deadline.check();
+      const removed = await Promise.all(
+        targets.map((object) => this.#client.delete(request.deadline, object)),
+      );
+      if (removed.includes(true)) return;
+      // Every target was deleted by someone else first: "latest" now means an older version.
+      if (request.selector !== "latest") break;
+    }
+    throw notFound(`artifact "${request.name}" (${request.selector})`);
+  }
+
+  async listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
+    this.#ensureOpen();
+    const request = parseListNames(scope, options, this.#config.maxPageLimit);
+    request.deadline.check();
+    const prefix = this.#layout.namesPrefix(request.scope);
+    const wanted = request.limit + 1;
+    const names: string[] = [];
+    let lastGroup: string | undefined;
+    let pageToken: string | undefined;
+    let filled = false;
+    do {
+      const page = await this.#client.list(request.deadline, {
+        prefix,
+        delimiter: "/",
+        maxResults: Math.min(wanted, GCS_MAX_RESULTS),
+        ...(request.cursor === undefined
+          ? {}
+          : { startOffset: prefix + keyStartAfter(request.cursor) }),
+        ...(pageToken ? { pageToken } : {}),
+      });
+      for (const keyPrefix of page.prefixes) {
+        const key = keyPrefix.slice(prefix.length, -1);
+        const group = groupOfKey(key);
+        // A truncated-key group is ordered client-side, so it is always read whole.
+        if (names.length >= wanted && group !== lastGroup) {
+          filled = true;
+          break;
+        }
+        lastGroup = group;
+        const name = await this.#nameOfKey(request.scope, key, request.deadline);
+        if (name === undefined) continue;
+        if (request.cursor !== undefined && compareUtf8(name, request.cursor) <= 0) continue;
+        names.push(name);
+      }
+      pageToken = page.nextPageToken;
+    } while (!filled && pageToken);
+    names.sort(compareUtf8);
+    const items = names.slice(0, request.limit);
+    const last = items[items.length - 1];
+    return names.length > items.length && last !== undefined
+      ? { scope: request.scope, items, nextCursor: last }
+      : { scope: request.scope, items };
+  }
+
+  async listVersions(
+    scope: Scope,
+    name: string,
+    options?: ListVersionsOptions,
+  ): Promise<VersionPage> {
+    this.#ensureOpen();
+    const request = parseListVersions(scope, name, options, this.#config.maxPageLimit);
+    request.deadline.check();
+    const { key } = nameKey(request.name);
+    const objects = await this.#listObjects(
+      request.deadline,
+      {
+        prefix: this.#layout.versionsPrefix(request.scope, key),
+        maxResults: Math.min(request.limit + 1, GCS_MAX_RESULTS),
+        ...(request.cursor === undefined
+          ? {}
+          : { startOffset: this.#layout.versionObject(request.scope, key, request.cursor + 1) }),
+      },
+      request.limit + 1,
+    );
+    const page = objects.slice(0, request.limit);
+    const items = await Promise.all(
+      page.map(async (object) =>
+        metaOf(await this.#readListed(request.scope, object, request.deadline, request.name)),
+      ),
+    );
+    const last = items[items.length - 1];
+    return objects.length > page.length && last !== undefined
+      ? { items, nextCursor: last.version }
+      : { items };
+  }
+
+  async list(scope: Scope, options?: RequestOptions): Promise<ArtifactMeta[]> {
+    this.#ensureOpen();
+    const request = parseScopeRequest(scope, options);
+    request.deadline.check();
+    const limit = this.#config.legacyListLimit;
+    const objects = await this.#listObjects(
+      request.deadline,
+      {
+        prefix: this.#layout.namesPrefix(request.scope),
+        maxResults: Math.min(limit + 1, GCS_MAX_RESULTS),
+      },
+      limit + 1,
+    );
+    if (objects.length > limit) {
+      throw new ArtifactError(
+        "result_limit_exceeded",
+        `scope holds more than ${limit} versions, more than legacyListLimit; use listNames and listVersions`,
+        { detail: { limit: "legacy_list_limit", bound: limit } },
+      );
+    }
+    const manifests = await Promise.all(
+      objects.map((object) => this.#readListed(request.scope, object, request.deadline)),
+    );
+    // Object order is name order except inside truncated-key groups; sorting settles both.
+    return manifests
+      .sort((a, b) => compareUtf8(a.name, b.name) || a.version - b.version)
+      .map(metaOf);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#highWater.clear();
+  }
+
+  #ensureOpen(): void {
+    if (this.#closed) throw closedError();
+  }
+
+  /**
+   * Claims the next version with a create-only, never-deleted allocation object. The cached
+   * high-water mark makes the steady state one request; a 412 means another writer took that
+   * version, so the mark is read again from the bucket and the next one is tried.
+   */
+  async #allocate(
+    scope: Scope,
+    key: string,
+    requestId: string,
+    deadline: Deadline,
+  ): Promise<number> {
+    const cacheKey = `${scopeKey(scope)}\n${key}`;
+    for (let attempt = 1; attempt <= this.#config.maxPutAttempts; attempt++) {
+      const cached = attempt === 1 ? this.#highWater.get(cacheKey) : undefined;
+      const known = cached ?? (await this.#allocatedHighWater(scope, key, deadline));
+      const version = this.#highWater.claimAbove(cacheKey, known);
+      const objectName = this.#layout.allocationObject(scope, key, version);
+      const outcome = await this.#client.createOnly(
+        deadline,
+        {
+          name: objectName,
+          body: new Uint8Array(0),
+          contentType: OBJECT_CONTENT_TYPE,
+          customMetadata: { [REQUEST_ID_KEY]: requestId },
+        },
+        false,
+      );
+      if (outcome === "created" || (await this.#wroteItself(deadline, objectName, requestId))) {
+        return version;
+      }
+    }
+    throw new ArtifactError(
+      "overloaded",
+      `no free version after ${this.#config.maxPutAttempts} attempts; too many concurrent writers`,
+      { detail: { limit: "max_put_attempts", bound: this.#config.maxPutAttempts } },
+    );
+  }
+
+  /** The highest version ever allocated for a name (0 if none), from the bucket. */
+  async #allocatedHighWater(scope: Scope, key: string, deadline: Deadline): Promise<number> {
+    const prefix = this.#layout.allocationsPrefix(scope, key);
+    const page = await this.#client.list(deadline, { prefix, maxResults: 1 });
+    const highest = page.objects[0];
+    if (!highest) return 0;
+    const version = this.#layout.allocatedVersionOf(highest.name, prefix);
+    if (version === undefined) throw corruptArtifact(`unexpected object ${highest.name}`);
+    return version;
+  }
+
+  /** Whether an object that already existed carries this request's id: a retried write of ours. */
+  async #wroteItself(deadline: Deadline, objectName: string, requestId: string): Promise<boolean> {
+    const object = await this.#client.stat(deadline, objectName);
+    return object?.customMetadata[REQUEST_ID_KEY] === requestId;
+  }
+
+  async #latestVersion(scope: Scope, key: string, deadline: Deadline): Promise<number | undefined> {
+    const object = await this.#latestObject(scope, key, deadline);
+    return object === undefined
+      ? undefined
+      : this.#layout.versionOf(object.name, this.#layout.versionsPrefix(scope, key));
+  }
+
+  /** The last published object of a name (GCS lists ascending only, so every page is read). */
+  async #latestObject(
+    scope: Scope,
+    key: string,
+    deadline: Deadline,
+  ): Promise<StoredObject | undefined> {
+    const objects = await this.#listObjects(
+      deadline,
+      { prefix: this.#layout.versionsPrefix(scope, key), maxResults: GCS_MAX_RESULTS },
+      Number.POSITIVE_INFINITY,
+    );
+    return objects[objects.length - 1];
+  }
+
+  async #findVersion(
+    scope: Scope,
+    name: string,
+    version: number | "latest",
+    deadline: Deadline,
+  ): Promise<{ object: StoredObject; manifest: Manifest }> {
+    const { key } = nameKey(name);
+    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+      const object =
+        version === "latest"
+          ? await this.#latestObject(scope, key, deadline)
+          : await this.#client.stat(deadline, this.#layout.versionObject(scope, key, version));
+      if (!object) break;
+      try {
+        return { object, manifest: await this.#readListed(scope, object, deadline, name) };
+      } catch (error) {
+        // Deleted between the listing and the header read: look up "latest" again.
+        if (
+          version !== "latest" ||
+          !(error instanceof ArtifactError && error.code === "not_found")
+        ) {
+          throw error;
+        }
+      }
+    }
+    throw notFound(`artifact "${name}" version ${version}`);
+  }
+
+  async #deleteTargets(
+    scope: Scope,
+    key: string,
+    selector: number | "latest" | "all",
+    deadline: Deadline,
+  ): Promise<StoredObject[]> {
+    if (selector === "all") {
+      return this.#listObjects(
+        deadline,
+        { prefix: this.#layout.versionsPrefix(scope, key), maxResults: GCS_MAX_RESULTS },
+        Number.POSITIVE_INFINITY,
+      );
+    }
+    const object =
+      selector === "latest"
+        ? await this.#latestObject(scope, key, deadline)
+        : await this.#client.stat(deadline, this.#layout.versionObject(scope, key, selector));
+    return object ? [object] : [];
+  }
+
+  /** Objects of a listing, page after page, until `atLeast` are read or none are left. */
+  async #listObjects(
+    deadline: Deadline,
+    request: ListRequest,
+    atLeast: number,
+  ): Promise<StoredObject[]> {
+    const objects: StoredObject[] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await this.#client.list(deadline, {
+        ...request,
+        ...(pageToken ? { pageToken } : {}),
+      });
+      objects.push(...page.objects);
+      pageToken = page.nextPageToken;
+    } while (pageToken && objects.length < atLeast);
+    return objects;
+  }
+
+  /** The name behind a key: decoded when full, read from a manifest when truncated. */
+  async #nameOfKey(scope: Scope, key: string, deadline: Deadline): Promise<string | undefined> {
+    if (groupOfKey(key) === key) {
+      const name = nameOfFullKey(key);
+      if (name === undefined) throw corruptArtifact(`unexpected name key ${key}`);
+      return name;
+    }
+    const page = await this.#client.list(deadline, {
+      prefix: this.#layout.versionsPrefix(scope, key),
+      maxResults: 1,
+    });
+    const object = page.objects[0];
+    return object ? (await this.#readListed(scope, object, deadline)).name : undefined;
+  }
+
+  /**
+   * The manifest of a published object found by listing or metadata read: from its custom
+   * metadata when it fit there, else from a ranged read of its header; checked against the
+   * scope, the key and version in its object name, and the expected name when known.
+   */
+  async #readListed(
+    scope: Scope,
+    object: StoredObject,
+    deadline: Deadline,
+    name?: string,
+  ): Promise<Manifest> {
+    const namesPrefix = this.#layout.namesPrefix(scope);
+    const slash = object.name.lastIndexOf("/");
+    const key = object.name.slice(namesPrefix.length, slash);
+    const version = this.#layout.versionOf(object.name, object.name.slice(0, slash + 1));
+    if (!object.name.startsWith(namesPrefix) || version === undefined) {
+      throw corruptArtifact(`unexpected object ${object.name}`);
+    }
+    const expected: ManifestExpectation = {
+      scope,
+      version,
+      ...(name === undefined ? {} : { name }),
+    };
+    const manifest = parseManifest(await this.#manifestText(object, deadline), expected);
+    if (nameKey(manifest.name).key !== key) {
+      throw corruptArtifact(`object ${object.name} holds the manifest of another name`);
+    }
+    return manifest;
+  }
+
+  async #manifestText(object: StoredObject, deadline: Deadline): Promise<string> {
+    const inline = object.customMetadata[MANIFEST_KEY];
+    if (inline !== undefined) return inline;
+    const headerBytes = headerBytesOf(object);
+    const header = await this.#client.download(deadline, object.name, {
+      start: 0,
+      end: headerBytes - 1,
+    });
+    if (!header) throw notFound(`object ${object.name}`);
+    const text = new TextDecoder().decode(header);
+    if (!text.endsWith("\n")) throw corruptArtifact(`object ${object.name} has a broken header`);
+    return text.slice(0, -1);
+  }
+}
+
+function headerBytesOf(object: StoredObject): number {
+  const headerBytes = Number(object.customMetadata[HEADER_BYTES_KEY]);
+  if (!Number.isSafeInteger(headerBytes) || headerBytes < 2) {
+    throw corruptArtifact(`object ${object.name} does not record its header length`);
+  }
+  return headerBytes;
+}
