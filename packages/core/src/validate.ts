@@ -57,13 +57,26 @@ export function validateScope(value: unknown, field = "scope"): Scope {
   return Object.freeze({ kind, app, user, session });
 }
 
+const DOT = 0x2e;
+
+function isEmptyOrDotSegment(name: string, start: number, end: number): boolean {
+  const length = end - start;
+  if (length === 0) return true;
+  if (length > 2 || name.charCodeAt(start) !== DOT) return false;
+  return length === 1 || name.charCodeAt(start + 1) === DOT;
+}
+
 /** A `/`-separated name with no empty, `.` or `..` segment. */
 export function validateName(value: unknown, field = "name"): string {
   const name = validateText(value, field, MAX_NAME_BYTES);
-  for (const segment of name.split("/")) {
-    if (segment === "" || segment === "." || segment === "..") {
+  // Scans in place rather than splitting: names are validated on every call.
+  for (let start = 0; start <= name.length; ) {
+    const slash = name.indexOf("/", start);
+    const end = slash === -1 ? name.length : slash;
+    if (isEmptyOrDotSegment(name, start, end)) {
       throw invalidArgument(field, `has an empty, "." or ".." segment`);
     }
+    start = end + 1;
   }
   return name;
 }

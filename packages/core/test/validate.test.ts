@@ -35,6 +35,14 @@ describe("validation", () => {
     expect(fieldOf(() => validateMetadata({ a: { b: [1, Number.NaN] } }))).toBe("metadata.a.b[1]");
   });
 
+  it("rejects only empty, . and .. segments, wherever they are", () => {
+    for (const name of ["...", ".a", "a/.b", "..a/b.", "a/.../b"])
+      expect(validateName(name)).toBe(name);
+    for (const name of ["", "/", ".", "..", "a/", "/a", "a//b", "a/./b", "a/..", "../a"]) {
+      expect(fieldOf(() => validateName(name))).toBe("name");
+    }
+  });
+
   it("counts name length in UTF-8 bytes, not UTF-16 units", () => {
     expect(validateName("é".repeat(512))).toHaveLength(512);
     expect(fieldOf(() => validateName(`${"é".repeat(512)}x`))).toBe("name");

@@ -13,7 +13,9 @@ export interface ConformanceCheck {
 export const skipped = (reason: string): CheckOutcome => ({ skipped: reason });
 
 /** fast-check parameters from the kit options; failures report the seed and shrunk counterexample. */
-export function propertyParameters<T>(options: ArtifactServiceConformanceOptions): FcParameters<T> {
+export function propertyParameters<T>(
+  options: Pick<ArtifactServiceConformanceOptions, "numRuns" | "seed">,
+): FcParameters<T> {
   return {
     numRuns: options.numRuns ?? 100,
     ...(options.seed === undefined ? {} : { seed: options.seed }),

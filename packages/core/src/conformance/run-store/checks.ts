@@ -1,18 +1,13 @@
 import fc from "fast-check";
 import { isArtifactError } from "../../errors.js";
 import type { RunStore, RunStoreBounds, RunStoreBoundsOptions } from "../../run-store.js";
-import { type ConformanceCheck, skipped } from "../check.js";
+import { type ConformanceCheck, propertyParameters, skipped } from "../check.js";
 import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { registerCopy, runStoreCommands } from "./commands.js";
 import { invalidCalls } from "./invalid-calls.js";
 import { LIMIT_CODES, type ModelFile, RunStoreModel, sizeOf } from "./model.js";
 import { expectContent, expectSnapshot } from "./observe.js";
-import {
-  type RunStoreConformanceOptions,
-  runStoreParameters,
-  SMALL_BOUNDS,
-  withRunStore,
-} from "./subject.js";
+import { type RunStoreConformanceOptions, SMALL_BOUNDS, withRunStore } from "./subject.js";
 
 type Law = (store: RunStore) => Promise<void>;
 
@@ -279,7 +274,7 @@ function modelCheck(options: RunStoreConformanceOptions): ConformanceCheck {
             ),
           ),
         ),
-        runStoreParameters(options),
+        propertyParameters(options),
       );
       return undefined;
     },

@@ -1,4 +1,3 @@
-import type { Parameters as FcParameters } from "fast-check";
 import type { RunStore, RunStoreBounds, RunStoreBoundsOptions } from "../../run-store.js";
 
 /** A fresh, empty store and how to dispose of it. */
@@ -46,12 +45,4 @@ export async function withRunStore(
   } finally {
     await subject.cleanup?.();
   }
-}
-
-/** fast-check parameters from the kit options; failures report the seed and shrunk counterexample. */
-export function runStoreParameters<T>(options: RunStoreConformanceOptions): FcParameters<T> {
-  return {
-    numRuns: options.numRuns ?? 100,
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-  };
 }
