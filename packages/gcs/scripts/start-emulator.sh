@@ -32,7 +32,8 @@ install_binary() {
 }
 
 answers() {
-  curl --silent --fail --max-time 2 --output /dev/null "$1/storage/v1/b?project=artifact-kit"
+  node -e 'fetch(`${process.argv[1]}/storage/v1/b?project=artifact-kit`, { signal: AbortSignal.timeout(2000) })
+    .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1"
 }
 
 stop_running() {
