@@ -1,0 +1,103 @@
+import { isAbsolute, resolve } from "node:path";
+import { invalidArgument, validateOptionKeys, validatePositiveInteger } from "@artifact-kit/core";
+
+export interface FsArtifactServiceOptions {
+  /** Absolute path of an existing directory; neither it nor any parent may be a symbolic link. */
+  root: string;
+  /** Largest single artifact, in bytes (default 64 MiB). */
+  maxArtifactBytes?: number;
+  /** Largest and default page of listNames / listVersions (default 1,000). */
+  maxPageLimit?: number;
+  /** Most versions the legacy `list` returns before result_limit_exceeded (default 1,000). */
+  legacyListLimit?: number;
+  /**
+   * Most entries one directory scan reads (at least 3, default 10,000). It fixes the lifetime
+   * ceilings: `maxScanEntries div 2` scopes per root, `div 2` names per scope, `div 3`
+   * versions per name.
+   */
+  maxScanEntries?: number;
+  /** Default `minAgeMs` of `repair()` (default 300,000 = the longest `timeoutMs`). */
+  recoveryGraceMs?: number;
+  /** Mode of every file the adapter creates (default 0o600). */
+  fileMode?: number;
+  /** Mode of every directory the adapter creates (default 0o700). */
+  dirMode?: number;
+}
+
+export interface FsConfig extends Required<FsArtifactServiceOptions> {
+  /** Lifetime ceilings derived from `maxScanEntries`. */
+  readonly maxScopes: number;
+  readonly maxNamesPerScope: number;
+  readonly maxVersionsPerName: number;
+}
+
+const MiB = 1024 * 1024;
+
+type Tunables = Required<Omit<FsArtifactServiceOptions, "root">>;
+
+export const FS_DEFAULTS: Readonly<Tunables> = Object.freeze({
+  maxArtifactBytes: 64 * MiB,
+  maxPageLimit: 1_000,
+  legacyListLimit: 1_000,
+  maxScanEntries: 10_000,
+  recoveryGraceMs: 300_000,
+  fileMode: 0o600,
+  dirMode: 0o700,
+});
+
+const OPTION_KEYS = ["root", ...Object.keys(FS_DEFAULTS)];
+
+/** The lifetime ceilings that keep every directory of the layout within one bounded scan. */
+export function fsCeilings(maxScanEntries: number): {
+  maxScopes: number;
+  maxNamesPerScope: number;
+  maxVersionsPerName: number;
+} {
+  return {
+    maxScopes: Math.floor(maxScanEntries / 2),
+    maxNamesPerScope: Math.floor(maxScanEntries / 2),
+    maxVersionsPerName: Math.floor(maxScanEntries / 3),
+  };
+}
+
+function validateMode(value: unknown, field: string, required: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 0o777) {
+    throw invalidArgument(field, "must be a permission mode from 0 to 0o777");
+  }
+  if ((value & required) !== required) {
+    throw invalidArgument(field, `must grant the owner at least 0o${required.toString(8)}`);
+  }
+  return value;
+}
+
+/** Validates the options (unknown keys rejected) without touching the filesystem. */
+export function resolveFsConfig(options: unknown): FsConfig {
+  const given = validateOptionKeys(options, OPTION_KEYS, "fsOptions");
+  if (typeof given.root !== "string" || given.root.length === 0 || given.root.includes("\0")) {
+    throw invalidArgument("root", "must be a non-empty path without NUL");
+  }
+  if (!isAbsolute(given.root)) throw invalidArgument("root", "must be an absolute path");
+  const config: Tunables = { ...FS_DEFAULTS };
+  for (const key of ["maxArtifactBytes", "maxPageLimit", "legacyListLimit"] as const) {
+    if (given[key] !== undefined) config[key] = validatePositiveInteger(given[key], key);
+  }
+  if (given.maxScanEntries !== undefined) {
+    config.maxScanEntries = validatePositiveInteger(given.maxScanEntries, "maxScanEntries");
+    if (config.maxScanEntries < 3) throw invalidArgument("maxScanEntries", "must be at least 3");
+  }
+  if (given.recoveryGraceMs !== undefined) {
+    const grace = given.recoveryGraceMs;
+    if (typeof grace !== "number" || !Number.isSafeInteger(grace) || grace < 0) {
+      throw invalidArgument("recoveryGraceMs", "must be a non-negative integer");
+    }
+    config.recoveryGraceMs = grace;
+  }
+  if (given.fileMode !== undefined)
+    config.fileMode = validateMode(given.fileMode, "fileMode", 0o600);
+  if (given.dirMode !== undefined) config.dirMode = validateMode(given.dirMode, "dirMode", 0o700);
+  return Object.freeze({
+    ...config,
+    root: resolve(given.root),
+    ...fsCeilings(config.maxScanEntries),
+  });
+}

@@ -1,0 +1,123 @@
+import { constants, type Dirent } from "node:fs";
+import { type FileHandle, lstat, open, opendir, unlink } from "node:fs/promises";
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+
+export function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error
+    ? String((error as { code: unknown }).code)
+    : undefined;
+}
+
+export const isMissing = (error: unknown): boolean => errorCode(error) === "ENOENT";
+export const isTaken = (error: unknown): boolean => errorCode(error) === "EEXIST";
+
+/** Opens a regular file for reading without following a symbolic link; undefined if absent. */
+export async function openForRead(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, READ_FLAGS);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Reads exactly `size` bytes from the start of `handle` into a buffer of its own
+ * (never a pooled slice), or returns undefined when the file ends early.
+ */
+export async function readExactly(handle: FileHandle, size: number): Promise<Buffer | undefined> {
+  const buffer = Buffer.allocUnsafeSlow(size);
+  let offset = 0;
+  while (offset < size) {
+    const { bytesRead } = await handle.read(buffer, offset, size - offset, offset);
+    if (bytesRead === 0) return undefined;
+    offset += bytesRead;
+  }
+  return buffer;
+}
+
+/** Creates an empty file exclusively (O_EXCL) and returns it open, for the caller to fsync. */
+export function createExclusive(path: string, mode: number): Promise<FileHandle> {
+  return open(path, CREATE_FLAGS, mode);
+}
+
+/** Creates `path` exclusively (O_EXCL), writes `data`, fsyncs it; removes it again on failure. */
+export async function createDurably(
+  path: string,
+  data: Uint8Array | string,
+  mode: number,
+): Promise<void> {
+  const handle = await open(path, CREATE_FLAGS, mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await removeQuietly(path);
+    throw error;
+  }
+  await handle.close();
+}
+
+/** fsync of a directory: makes the entries created, renamed or removed in it durable. */
+export async function syncDirectory(path: string): Promise<void> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Unlinks `path` if it exists; true when this call removed it. */
+export async function removeIfPresent(path: string): Promise<boolean> {
+  try {
+    await unlink(path);
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+}
+
+/** Best-effort cleanup of a file this request created; never throws. */
+export async function removeQuietly(path: string): Promise<void> {
+  await unlink(path).catch(() => {});
+}
+
+export interface Scan {
+  readonly entries: Dirent[];
+  /** True when the directory holds more than the entries read. */
+  readonly truncated: boolean;
+}
+
+/** Reads at most `max` entries of a directory (an absent directory is empty). */
+export async function scanDirectory(path: string, max: number): Promise<Scan> {
+  let dir: Awaited<ReturnType<typeof opendir>>;
+  try {
+    dir = await opendir(path);
+  } catch (error) {
+    if (isMissing(error)) return { entries: [], truncated: false };
+    throw error;
+  }
+  const entries: Dirent[] = [];
+  // Leaving the loop early closes the directory.
+  for await (const entry of dir) {
+    if (entries.length === max) return { entries, truncated: true };
+    entries.push(entry);
+  }
+  return { entries, truncated: false };
+}
+
+/** True if something (of any type, links not followed) exists at `path`. */
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+}

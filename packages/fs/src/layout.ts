@@ -1,0 +1,117 @@
+import { join } from "node:path";
+import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
+
+// Every path component below `root` is one of the fixed names here, a lowercase hex
+// SHA-256, a decimal version or claim number, or a random UUID: never a user string.
+//
+//   root/
+//     staging/                    scope-slot temporaries
+//     scope-claims/<k>            capacity tokens, k = 1..maxScopes
+//     scopes/<sd>.json            scope slot (the real scope), sd = scopeDigest(scope)
+//     scopes/<sd>/
+//       staging/                  payload, metadata and name-slot temporaries
+//       name-claims/<k>           capacity tokens, k = 1..maxNamesPerScope
+//       names/<nd>.json           name slot (the real name), nd = sha256(name)
+//       names/<nd>/<v>.r          version reservation (O_EXCL), never removed
+//       names/<nd>/<v>.d          payload, renamed into place
+//       names/<nd>/<v>.m          metadata, renamed into place: the publication point
+
+export const STAGING_DIR = "staging";
+export const SCOPES_DIR = "scopes";
+export const SCOPE_CLAIMS_DIR = "scope-claims";
+export const NAMES_DIR = "names";
+export const NAME_CLAIMS_DIR = "name-claims";
+
+export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
+export const SLOT_PATTERN = /^([0-9a-f]{64})\.json$/;
+/** `<version>.<kind>`: r = reservation, d = data, m = metadata. */
+export const VERSION_FILE_PATTERN = /^([1-9][0-9]{0,15})\.([rdm])$/;
+
+export type VersionFileKind = "r" | "d" | "m";
+
+export interface RootPaths {
+  readonly root: string;
+  readonly staging: string;
+  readonly scopeClaims: string;
+  readonly scopes: string;
+}
+
+export interface ScopePaths {
+  readonly digest: string;
+  readonly slot: string;
+  readonly dir: string;
+  readonly staging: string;
+  readonly nameClaims: string;
+  readonly names: string;
+}
+
+export interface NamePaths {
+  readonly digest: string;
+  readonly slot: string;
+  readonly dir: string;
+}
+
+export function rootPaths(root: string): RootPaths {
+  return {
+    root,
+    staging: join(root, STAGING_DIR),
+    scopeClaims: join(root, SCOPE_CLAIMS_DIR),
+    scopes: join(root, SCOPES_DIR),
+  };
+}
+
+export function scopePaths(rootDirs: RootPaths, digest: string): ScopePaths {
+  const dir = join(rootDirs.scopes, digest);
+  return {
+    digest,
+    slot: join(rootDirs.scopes, `${digest}.json`),
+    dir,
+    staging: join(dir, STAGING_DIR),
+    nameClaims: join(dir, NAME_CLAIMS_DIR),
+    names: join(dir, NAMES_DIR),
+  };
+}
+
+export function namePaths(scopeDirs: ScopePaths, name: string): NamePaths {
+  const digest = sha256Hex(name);
+  return {
+    digest,
+    slot: join(scopeDirs.names, `${digest}.json`),
+    dir: join(scopeDirs.names, digest),
+  };
+}
+
+export function versionFile(nameDir: string, version: number, kind: VersionFileKind): string {
+  return join(nameDir, `${version}.${kind}`);
+}
+
+export interface ArtifactPaths {
+  readonly scopeSlot: string;
+  readonly nameSlot: string;
+  readonly nameDir: string;
+  readonly reservation: string;
+  readonly data: string;
+  readonly metadata: string;
+}
+
+/**
+ * Where one version of an artifact lives under `root` (for diagnostics, tests and tools;
+ * the files are the adapter's to write). `root` must be the store's real path.
+ */
+export function fsArtifactPaths(
+  root: string,
+  scope: Scope,
+  name: string,
+  version: number,
+): ArtifactPaths {
+  const scopeDirs = scopePaths(rootPaths(root), scopeDigest(scope));
+  const nameDirs = namePaths(scopeDirs, name);
+  return {
+    scopeSlot: scopeDirs.slot,
+    nameSlot: nameDirs.slot,
+    nameDir: nameDirs.dir,
+    reservation: versionFile(nameDirs.dir, version, "r"),
+    data: versionFile(nameDirs.dir, version, "d"),
+    metadata: versionFile(nameDirs.dir, version, "m"),
+  };
+}
