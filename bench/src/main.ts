@@ -1,25 +1,37 @@
 import { parseArgs } from "node:util";
+import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { describeMachine } from "./machine.js";
-import type { MeasureOptions } from "./measure.js";
 import { memorySuite } from "./memory/suite.js";
-import { runSuite } from "./run-suite.js";
+import { type RunOptions, runSuite } from "./run-suite.js";
 import type { Suite } from "./suite.js";
 
-const SUITES: Readonly<Record<string, () => Suite>> = { memory: memorySuite };
+const SUITES: Readonly<Record<string, () => Suite>> = {
+  memory: memorySuite,
+  fs: fsSuite,
+  "fs-scopes": fsScopesSuite,
+};
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    "time-ms": { type: "string", default: "400" },
+    "time-ms": { type: "string", default: "300" },
     "warmup-ms": { type: "string", default: "100" },
+    rounds: { type: "string", default: "3" },
   },
 });
 const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
-const options: MeasureOptions = {
-  timeMs: Number(values["time-ms"]),
-  warmupMs: Number(values["warmup-ms"]),
+const options: RunOptions = {
+  timeMs: positiveInteger(values["time-ms"], "--time-ms"),
+  warmupMs: positiveInteger(values["warmup-ms"], "--warmup-ms"),
   minSamples: 8,
+  rounds: positiveInteger(values.rounds, "--rounds"),
 };
+
+function positiveInteger(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${flag} takes a positive integer`);
+  return value;
+}
 
 console.log(describeMachine());
 for (const name of names) {

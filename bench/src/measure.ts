@@ -8,6 +8,8 @@ export interface Workload {
   prepare?(): Promise<void>;
   /** Untimed, after every sample: e.g. drop what puts stored so memory stays bounded. */
   afterSample?(): Promise<void>;
+  /** Untimed, once after the last sample: release what `prepare` opened. */
+  finish?(): Promise<void>;
 }
 
 export interface Measurement {
@@ -61,6 +63,11 @@ export async function measureAll(
         settleHeap();
       },
       ...(workload.afterSample && { afterEach: () => workload.afterSample?.() }),
+      ...(workload.finish && {
+        afterAll: async (mode) => {
+          if (mode === "run") await workload.finish?.();
+        },
+      }),
     });
   }
   await bench.run();

@@ -1,9 +1,22 @@
-import { type MeasureOptions, measureAll, type NamedWorkload } from "./measure.js";
+import {
+  type Measurement,
+  type MeasureOptions,
+  measureAll,
+  type NamedWorkload,
+} from "./measure.js";
 import { formatTable } from "./report.js";
 import type { Suite } from "./suite.js";
 
-/** Measures every cell of a suite in one run and returns its table. */
-export async function runSuite(suite: Suite, options: MeasureOptions): Promise<string> {
+export interface RunOptions extends MeasureOptions {
+  /**
+   * Whole passes over the suite. Each cell reports its median pass, so that a burst of load
+   * from other processes during one pass moves one sample of a ratio, not the ratio.
+   */
+  readonly rounds: number;
+}
+
+/** Measures every cell of a suite in one process and returns its table. */
+export async function runSuite(suite: Suite, options: RunOptions): Promise<string> {
   const idOf = (rowIndex: number, column: string) => `${suite.title} #${rowIndex} ${column}`;
   const workloads: NamedWorkload[] = suite.rows.flatMap((row, rowIndex) =>
     suite.columns.flatMap((column) => {
@@ -12,9 +25,20 @@ export async function runSuite(suite: Suite, options: MeasureOptions): Promise<s
     }),
   );
   try {
-    const measured = await measureAll(workloads, options);
-    return formatTable(suite, (row, column) => measured.get(idOf(suite.rows.indexOf(row), column)));
+    const passes: Map<string, Measurement>[] = [];
+    for (let round = 0; round < options.rounds; round += 1) {
+      passes.push(await measureAll(workloads, options));
+    }
+    return formatTable(suite, (row, column) =>
+      medianPass(passes, idOf(suite.rows.indexOf(row), column)),
+    );
   } finally {
     await suite.close();
   }
+}
+
+function medianPass(passes: Map<string, Measurement>[], id: string): Measurement | undefined {
+  const measured = passes.flatMap((pass) => pass.get(id) ?? []);
+  measured.sort((a, b) => a.meanMs - b.meanMs);
+  return measured[Math.floor(measured.length / 2)];
 }

@@ -1,0 +1,136 @@
+import { FsArtifactService } from "@artifact-kit/fs";
+import { FileArtifactService } from "@google/adk";
+import { AdkStore } from "../adk-store.js";
+import { KitStore } from "../kit-store.js";
+import { ScratchSpace } from "../scratch.js";
+import type { StoreUnderTest } from "../store.js";
+import type { Row, Suite } from "../suite.js";
+import { getLatestWorkload, KiB, MiB, type PutBounds, payload, putWorkload } from "../workloads.js";
+import { fanOutWorkload } from "./fan-out.js";
+import { DurableFileFloor } from "./floor.js";
+
+/** Below the fs adapter's default lifetime ceiling of 3,333 versions per name. */
+const PUT_BOUNDS: PutBounds = { maxBytes: 256 * MiB, maxVersions: 2_000 };
+const GET_HISTORY = 2;
+
+/** Opens our adapter on a fresh directory of `owner`, replacing the one it had. */
+const openOurs = (scratch: ScratchSpace, owner: string) => () =>
+  FsArtifactService.open({ root: scratch.fresh(owner) });
+
+/** Issue 3: the fs adapter beside `@google/adk`'s FileArtifactService and a durable-write floor. */
+export function fsSuite(): Suite {
+  const scratch = new ScratchSpace();
+  const stores: Record<string, StoreUnderTest> = {
+    ours: new KitStore(openOurs(scratch, "ours")),
+    peer: new AdkStore(() => new FileArtifactService(scratch.fresh("peer")), {
+      bytesInOut: false,
+    }),
+    floor: new DurableFileFloor(scratch),
+  };
+  const perStore = (build: (store: StoreUnderTest) => Row["workloads"][string]) =>
+    Object.fromEntries(Object.entries(stores).map(([id, store]) => [id, build(store)]));
+  const put = (label: string, size: number): Row => ({
+    label: `durable put ${label}`,
+    batch: 1,
+    workloads: perStore((store) => putWorkload(store, payload(size), PUT_BOUNDS)),
+    ...(size === 4 * KiB && { target: { comparison: "timeVsFloor", bound: 3, holds: "atMost" } }),
+  });
+  const get = (label: string, size: number): Row => ({
+    label: `get ${label}`,
+    batch: 1,
+    workloads: perStore((store) => getLatestWorkload(store, payload(size), GET_HISTORY)),
+    target: { comparison: "rateVsFloor", bound: 0.8, holds: "atLeast" },
+  });
+
+  return {
+    title: "fs",
+    columns: [
+      { id: "ours", label: "ours (@artifact-kit/fs)" },
+      { id: "peer", label: "peer (adk FileArtifactService, no fsync)" },
+      { id: "floor", label: "floor (fsync'd write + rename / read + SHA-256)" },
+    ],
+    comparisons: [
+      {
+        id: "timeVsFloor",
+        label: "ours/floor time",
+        subject: "ours",
+        baseline: "floor",
+        metric: "time",
+      },
+      {
+        id: "rateVsFloor",
+        label: "ours/floor ops/s",
+        subject: "ours",
+        baseline: "floor",
+        metric: "throughput",
+      },
+      {
+        id: "vsPeer",
+        label: "ours/peer ops/s",
+        subject: "ours",
+        baseline: "peer",
+        metric: "throughput",
+      },
+    ],
+    rows: [put("4 KiB", 4 * KiB), put("1 MiB", MiB), get("1 MiB", MiB), get("64 MiB", 64 * MiB)],
+    close: async () => {
+      for (const store of Object.values(stores)) await store.close();
+      scratch.close();
+    },
+  };
+}
+
+/** Issue 3: 16 puts of 4 KiB into 16 independent scopes at once vs into one scope. */
+export function fsScopesSuite(): Suite {
+  const scratch = new ScratchSpace();
+  const bytes = payload(4 * KiB);
+  const writers = 16;
+  return {
+    title: "fs scopes",
+    columns: [
+      { id: "serial", label: "1 scope, one put at a time" },
+      { id: "oneScope", label: "1 scope, 16 at once" },
+      { id: "scopes", label: "16 scopes, 16 at once" },
+    ],
+    comparisons: [
+      {
+        id: "vsSerial",
+        label: "16 scopes / one at a time",
+        subject: "scopes",
+        baseline: "serial",
+        metric: "throughput",
+      },
+      {
+        id: "vsOneScope",
+        label: "16 scopes / 1 scope",
+        subject: "scopes",
+        baseline: "oneScope",
+        metric: "throughput",
+      },
+    ],
+    rows: [
+      {
+        label: "16 durable puts of 4 KiB (one op = all 16)",
+        batch: 1,
+        workloads: {
+          serial: fanOutWorkload(openOurs(scratch, "serial"), bytes, {
+            writers,
+            scopes: 1,
+            concurrent: false,
+          }),
+          oneScope: fanOutWorkload(openOurs(scratch, "oneScope"), bytes, {
+            writers,
+            scopes: 1,
+            concurrent: true,
+          }),
+          scopes: fanOutWorkload(openOurs(scratch, "scopes"), bytes, {
+            writers,
+            scopes: 16,
+            concurrent: true,
+          }),
+        },
+      },
+    ],
+    close: async () => scratch.close(),
+  };
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// Pick-and-install proof: each publishable package is packed, installed from its tarball
+// into a fresh project outside the workspace with only its declared dependencies, then a
+// small program (scripts/smoke/<package>.ts) is type-checked with the oldest TypeScript we
+// claim and with 7, and run on every supported Node. Last, the third-party adapter example
+// runs the conformance kit against the packed core.
+import { execFileSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const OLDEST_TYPESCRIPT = "5.4.5";
+const NODE_VERSIONS = ["20", "22", "24"];
+/** Peers a user of the package installs beside it. */
+const PEERS = {};
+
+const work = mkdtempSync(join(tmpdir(), "artifact-kit-smoke-"));
+const started = Date.now();
+let failures = 0;
+
+function step(label, action) {
+  const t0 = Date.now();
+  process.stdout.write(`  ${label} … `);
+  try {
+    const result = action();
+    console.log(`ok (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+    return result;
+  } catch (error) {
+    failures += 1;
+    console.log("FAILED");
+    console.log(String(error.stdout ?? ""), String(error.stderr ?? error.message));
+    return undefined;
+  }
+}
+
+const run = (command, args, cwd, env = {}) =>
+  execFileSync(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: "pipe",
+    encoding: "utf8",
+  });
+
+const publishable = readdirSync(join(root, "packages"))
+  .map((dir) => ({
+    dir,
+    manifest: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")),
+  }))
+  .filter(({ manifest }) => !manifest.private);
+
+console.log(`Packing ${publishable.length} packages into ${work}`);
+const tarballs = {};
+for (const { dir, manifest } of publishable) {
+  step(`${manifest.name}: pack`, () => {
+    const before = new Set(readdirSync(work));
+    run(
+      "node",
+      [join(root, "scripts/pnpm.mjs"), "pack", "--pack-destination", work],
+      join(root, "packages", dir),
+    );
+    const tarball = readdirSync(work).find((file) => file.endsWith(".tgz") && !before.has(file));
+    if (!tarball) throw new Error("pnpm pack produced no tarball");
+    tarballs[manifest.name] = join(work, tarball);
+    const shipped = run("tar", ["-tzf", tarballs[manifest.name]], work).split("\n");
+    const stray = shipped.filter((f) =>
+      /(^|\/)(test|tests|__tests__)\/|\.test\.[cm]?[jt]s$|\.tsbuildinfo$/.test(f),
+    );
+    if (stray.length > 0) throw new Error(`the tarball ships test files: ${stray.join(", ")}`);
+  });
+}
+
+const fileSpec = (name) => `file:${tarballs[name]}`;
+const artifactKitOverrides = (except) =>
+  Object.fromEntries(
+    Object.keys(tarballs)
+      .filter((n) => n !== except)
+      .map((n) => [n, fileSpec(n)]),
+  );
+
+for (const { dir, manifest } of publishable) {
+  console.log(`${manifest.name}`);
+  const project = join(work, `project-${dir}`);
+  mkdirSync(join(project, "src"), { recursive: true });
+  const program = join(root, "scripts/smoke", `${dir}.ts`);
+  step("smoke program exists", () => cpSync(program, join(project, "src/smoke.ts")));
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({
+      name: `smoke-${dir}`,
+      private: true,
+      type: "module",
+      dependencies: { [manifest.name]: fileSpec(manifest.name), ...(PEERS[dir] ?? {}) },
+      devDependencies: {
+        "@types/node": "20.19.43",
+        typescript: "7.0.2",
+        "typescript-oldest": `npm:typescript@${OLDEST_TYPESCRIPT}`,
+      },
+      overrides: artifactKitOverrides(manifest.name),
+    }),
+  );
+  writeFileSync(
+    join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        types: ["node"],
+        strict: true,
+        skipLibCheck: false,
+        outDir: "dist",
+        rootDir: "src",
+      },
+      include: ["src"],
+    }),
+  );
+  step("npm install from the tarball", () =>
+    run("npm", ["install", "--no-audit", "--no-fund"], project),
+  );
+  step(`type-check with TypeScript ${OLDEST_TYPESCRIPT}`, () =>
+    run("node", ["node_modules/typescript-oldest/bin/tsc", "-p", ".", "--noEmit"], project),
+  );
+  step("type-check and emit with TypeScript 7", () =>
+    run("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),
+  );
+  for (const version of NODE_VERSIONS) {
+    step(`run on Node ${version}`, () => {
+      const node =
+        version === process.versions.node.split(".")[0]
+          ? ["node"]
+          : ["npx", "-y", `node@${version}`];
+      const [command, ...args] = node;
+      return run(command, [...args, "dist/smoke.js"], project);
+    });
+  }
+}
+
+console.log("third-party adapter example (depends on the packed core only)");
+const example = join(work, "third-party-example");
+cpSync(join(root, "conformance/third-party-example"), example, { recursive: true });
+const exampleManifest = JSON.parse(readFileSync(join(example, "package.json"), "utf8"));
+exampleManifest.dependencies["@artifact-kit/core"] = fileSpec("@artifact-kit/core");
+writeFileSync(join(example, "package.json"), JSON.stringify(exampleManifest));
+step("npm install", () => run("npm", ["install", "--no-audit", "--no-fund"], example));
+step("type-check", () => run("node", ["node_modules/typescript/bin/tsc", "-p", "."], example));
+step("conformance kit from its own vitest config", () => run("npx", ["vitest", "run"], example));
+
+rmSync(work, { recursive: true, force: true });
+const seconds = ((Date.now() - started) / 1000).toFixed(0);
+console.log(
+  `smoke: ${failures === 0 ? "all passed" : `${failures} step(s) failed`} in ${seconds}s`,
+);
+process.exit(failures === 0 ? 0 : 1);
