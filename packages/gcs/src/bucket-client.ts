@@ -28,7 +28,6 @@ export interface ListPage {
 export interface CreateRequest {
   name: string;
   body: Uint8Array;
-  contentType: string;
   customMetadata: Record<string, string>;
 }
 
@@ -61,7 +60,8 @@ export class BucketClient {
         .file(request.name)
         .save(Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength), {
           resumable: false,
-          contentType: request.contentType,
+          // Published objects are manifest + data, of no one media type.
+          contentType: "application/octet-stream",
           metadata: { metadata: request.customMetadata },
           preconditionOpts: { ifGenerationMatch: 0 },
         })

@@ -25,39 +25,31 @@ import {
   quotaLimitCode,
   type RequestOptions,
   type Scope,
-  scopeKey,
   sha256Hex,
   type VersionPage,
   validateOptionKeys,
   validatePositiveInteger,
 } from "@artifact-kit/core";
+import { VersionAllocator } from "./allocator.js";
 import { BucketClient, type ListRequest, type StoredObject } from "./bucket-client.js";
 import { type GcsArtifactServiceOptions, type GcsConfig, resolveGcsConfig } from "./config.js";
-import { HighWaterCache } from "./high-water.js";
 import { ObjectLayout } from "./layout.js";
 import {
   corruptArtifact,
   decodeArtifactObject,
   encodeArtifactObject,
   type Manifest,
-  type ManifestExpectation,
   manifestJson,
   metaOf,
-  parseManifest,
 } from "./manifest.js";
 import { groupOfKey, keyStartAfter, nameKey, nameOfFullKey } from "./name-key.js";
+import { headerBytesOf, publishedMetadata, readPublishedManifest } from "./published.js";
+import { wroteItself } from "./request-id.js";
 
-/** Custom metadata on every object the adapter writes. */
-const REQUEST_ID_KEY = "artifact-kit-request";
-const HEADER_BYTES_KEY = "artifact-kit-header-bytes";
-const MANIFEST_KEY = "artifact-kit-manifest";
-/** GCS allows 8 KiB of custom metadata; larger manifests are read from the object's header. */
-const MAX_INLINE_MANIFEST_BYTES = 6 * 1024;
 /** The largest page one GCS listing returns. */
 const GCS_MAX_RESULTS = 1_000;
 /** How often `"latest"` is looked up again when that version is deleted under a reader. */
 const LATEST_LOOKUPS = 3;
-const OBJECT_CONTENT_TYPE = "application/octet-stream";
 
 export interface GetRangeOptions extends GetOptions {
   /** First byte of the artifact's data to return (0-based). */
@@ -83,13 +75,14 @@ export class GcsArtifactService implements ArtifactService {
   readonly #capabilities: Capabilities;
   readonly #client: BucketClient;
   readonly #layout: ObjectLayout;
-  readonly #highWater = new HighWaterCache();
+  readonly #allocator: VersionAllocator;
   #closed = false;
 
   constructor(options: GcsArtifactServiceOptions) {
     this.#config = resolveGcsConfig(options);
     this.#client = new BucketClient(this.#config.bucket, this.#config.maxConcurrency);
     this.#layout = new ObjectLayout(this.#config.prefix);
+    this.#allocator = new VersionAllocator(this.#client, this.#layout, this.#config.maxPutAttempts);
     const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxPutAttempts } =
       this.#config;
     this.#capabilities = defineCapabilities({
@@ -132,7 +125,7 @@ export class GcsArtifactService implements ArtifactService {
     const sha256 = sha256Hex(stored);
     const { key } = nameKey(request.name);
     const requestId = randomUUID();
-    const version = await this.#allocate(request.scope, key, requestId, request.deadline);
+    const version = await this.#allocator.allocate(request.scope, key, requestId, request.deadline);
     const manifest: Manifest = {
       scope: request.scope,
       name: request.name,
@@ -153,18 +146,13 @@ export class GcsArtifactService implements ArtifactService {
       {
         name: objectName,
         body,
-        contentType: OBJECT_CONTENT_TYPE,
-        customMetadata: {
-          [REQUEST_ID_KEY]: requestId,
-          [HEADER_BYTES_KEY]: String(headerBytes),
-          ...(Buffer.byteLength(json) <= MAX_INLINE_MANIFEST_BYTES ? { [MANIFEST_KEY]: json } : {}),
-        },
+        customMetadata: publishedMetadata(json, headerBytes, requestId),
       },
       true,
     );
     if (
       outcome === "exists" &&
-      !(await this.#wroteItself(request.deadline, objectName, requestId))
+      !(await wroteItself(this.#client, request.deadline, objectName, requestId))
     ) {
       // Allocation objects are create-only and permanent, so only this put may publish here.
       throw new ArtifactError("unavailable", `version ${version} was published by another writer`);
@@ -343,7 +331,7 @@ export class GcsArtifactService implements ArtifactService {
     const page = objects.slice(0, request.limit);
     const items = await Promise.all(
       page.map(async (object) =>
-        metaOf(await this.#readListed(request.scope, object, request.deadline, request.name)),
+        metaOf(await this.#readPublished(request.scope, object, request.deadline, request.name)),
       ),
     );
     const last = items[items.length - 1];
@@ -373,7 +361,7 @@ export class GcsArtifactService implements ArtifactService {
       );
     }
     const manifests = await Promise.all(
-      objects.map((object) => this.#readListed(request.scope, object, request.deadline)),
+      objects.map((object) => this.#readPublished(request.scope, object, request.deadline)),
     );
     // Object order is name order except inside truncated-key groups; sorting settles both.
     return manifests
@@ -383,66 +371,11 @@ export class GcsArtifactService implements ArtifactService {
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#highWater.clear();
+    this.#allocator.forget();
   }
 
   #ensureOpen(): void {
     if (this.#closed) throw closedError();
-  }
-
-  /**
-   * Claims the next version with a create-only, never-deleted allocation object. The cached
-   * high-water mark makes the steady state one request; a 412 means another writer took that
-   * version, so the mark is read again from the bucket and the next one is tried.
-   */
-  async #allocate(
-    scope: Scope,
-    key: string,
-    requestId: string,
-    deadline: Deadline,
-  ): Promise<number> {
-    const cacheKey = `${scopeKey(scope)}\n${key}`;
-    for (let attempt = 1; attempt <= this.#config.maxPutAttempts; attempt++) {
-      const cached = attempt === 1 ? this.#highWater.get(cacheKey) : undefined;
-      const known = cached ?? (await this.#allocatedHighWater(scope, key, deadline));
-      const version = this.#highWater.claimAbove(cacheKey, known);
-      const objectName = this.#layout.allocationObject(scope, key, version);
-      const outcome = await this.#client.createOnly(
-        deadline,
-        {
-          name: objectName,
-          body: new Uint8Array(0),
-          contentType: OBJECT_CONTENT_TYPE,
-          customMetadata: { [REQUEST_ID_KEY]: requestId },
-        },
-        false,
-      );
-      if (outcome === "created" || (await this.#wroteItself(deadline, objectName, requestId))) {
-        return version;
-      }
-    }
-    throw new ArtifactError(
-      "overloaded",
-      `no free version after ${this.#config.maxPutAttempts} attempts; too many concurrent writers`,
-      { detail: { limit: "max_put_attempts", bound: this.#config.maxPutAttempts } },
-    );
-  }
-
-  /** The highest version ever allocated for a name (0 if none), from the bucket. */
-  async #allocatedHighWater(scope: Scope, key: string, deadline: Deadline): Promise<number> {
-    const prefix = this.#layout.allocationsPrefix(scope, key);
-    const page = await this.#client.list(deadline, { prefix, maxResults: 1 });
-    const highest = page.objects[0];
-    if (!highest) return 0;
-    const version = this.#layout.allocatedVersionOf(highest.name, prefix);
-    if (version === undefined) throw corruptArtifact(`unexpected object ${highest.name}`);
-    return version;
-  }
-
-  /** Whether an object that already existed carries this request's id: a retried write of ours. */
-  async #wroteItself(deadline: Deadline, objectName: string, requestId: string): Promise<boolean> {
-    const object = await this.#client.stat(deadline, objectName);
-    return object?.customMetadata[REQUEST_ID_KEY] === requestId;
   }
 
   async #latestVersion(scope: Scope, key: string, deadline: Deadline): Promise<number | undefined> {
@@ -480,7 +413,7 @@ export class GcsArtifactService implements ArtifactService {
           : await this.#client.stat(deadline, this.#layout.versionObject(scope, key, version));
       if (!object) break;
       try {
-        return { object, manifest: await this.#readListed(scope, object, deadline, name) };
+        return { object, manifest: await this.#readPublished(scope, object, deadline, name) };
       } catch (error) {
         // Deleted between the listing and the header read: look up "latest" again.
         if (
@@ -545,58 +478,15 @@ export class GcsArtifactService implements ArtifactService {
       maxResults: 1,
     });
     const object = page.objects[0];
-    return object ? (await this.#readListed(scope, object, deadline)).name : undefined;
+    return object ? (await this.#readPublished(scope, object, deadline)).name : undefined;
   }
 
-  /**
-   * The manifest of a published object found by listing or metadata read: from its custom
-   * metadata when it fit there, else from a ranged read of its header; checked against the
-   * scope, the key and version in its object name, and the expected name when known.
-   */
-  async #readListed(
+  #readPublished(
     scope: Scope,
     object: StoredObject,
     deadline: Deadline,
     name?: string,
   ): Promise<Manifest> {
-    const namesPrefix = this.#layout.namesPrefix(scope);
-    const slash = object.name.lastIndexOf("/");
-    const key = object.name.slice(namesPrefix.length, slash);
-    const version = this.#layout.versionOf(object.name, object.name.slice(0, slash + 1));
-    if (!object.name.startsWith(namesPrefix) || version === undefined) {
-      throw corruptArtifact(`unexpected object ${object.name}`);
-    }
-    const expected: ManifestExpectation = {
-      scope,
-      version,
-      ...(name === undefined ? {} : { name }),
-    };
-    const manifest = parseManifest(await this.#manifestText(object, deadline), expected);
-    if (nameKey(manifest.name).key !== key) {
-      throw corruptArtifact(`object ${object.name} holds the manifest of another name`);
-    }
-    return manifest;
+    return readPublishedManifest(this.#client, this.#layout, scope, object, deadline, name);
   }
-
-  async #manifestText(object: StoredObject, deadline: Deadline): Promise<string> {
-    const inline = object.customMetadata[MANIFEST_KEY];
-    if (inline !== undefined) return inline;
-    const headerBytes = headerBytesOf(object);
-    const header = await this.#client.download(deadline, object.name, {
-      start: 0,
-      end: headerBytes - 1,
-    });
-    if (!header) throw notFound(`object ${object.name}`);
-    const text = new TextDecoder().decode(header);
-    if (!text.endsWith("\n")) throw corruptArtifact(`object ${object.name} has a broken header`);
-    return text.slice(0, -1);
-  }
-}
-
-function headerBytesOf(object: StoredObject): number {
-  const headerBytes = Number(object.customMetadata[HEADER_BYTES_KEY]);
-  if (!Number.isSafeInteger(headerBytes) || headerBytes < 2) {
-    throw corruptArtifact(`object ${object.name} does not record its header length`);
-  }
-  return headerBytes;
 }

@@ -112,6 +112,23 @@ describe("GcsArtifactService on the emulator", () => {
     );
   });
 
+  it("keeps at most maxConcurrency requests in flight", async () => {
+    const narrow = new GcsArtifactService({
+      bucket: newStorage(proxy.endpoint).bucket(bucket.name),
+      maxConcurrency: 2,
+    });
+    proxy.inject(() => true, { delayMs: 20 }, Number.POSITIVE_INFINITY);
+    proxy.maxInFlight = 0;
+    try {
+      const names = ["a", "b", "c", "d", "e", "f"];
+      await Promise.all(names.map((name) => narrow.put(scope, name, bytes(name))));
+      expect((await narrow.listNames(scope)).items).toEqual(names);
+    } finally {
+      proxy.clearFaults();
+    }
+    expect(proxy.maxInFlight).toBe(2);
+  });
+
   it("rejects unknown and malformed configuration", () => {
     const bucket = storage.bucket("b");
     expect(() => new GcsArtifactService({ bucket, colour: "red" } as never)).toThrow(

@@ -29,6 +29,9 @@ interface Rule {
 /** A small HTTP proxy between the client and the emulator that logs and injects faults. */
 export class FaultProxy {
   readonly seen: SeenRequest[] = [];
+  /** The most requests that were open at the proxy at once. */
+  maxInFlight = 0;
+  #inFlight = 0;
   readonly #server: Server;
   readonly #target: URL;
   readonly #rules: Rule[] = [];
@@ -71,6 +74,11 @@ export class FaultProxy {
   #handle(request: IncomingMessage, response: ServerResponse): void {
     const seen = { method: request.method ?? "GET", url: decodeURIComponent(request.url ?? "/") };
     this.seen.push(seen);
+    this.#inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.#inFlight);
+    response.on("close", () => {
+      this.#inFlight -= 1;
+    });
     const rule = this.#rules.find(
       (candidate) => candidate.remaining > 0 && candidate.matches(seen),
     );

@@ -1,0 +1,75 @@
+import { ArtifactError, type Deadline, type Scope, scopeKey } from "@artifact-kit/core";
+import type { BucketClient } from "./bucket-client.js";
+import { HighWaterCache } from "./high-water.js";
+import type { ObjectLayout } from "./layout.js";
+import { corruptArtifact } from "./manifest.js";
+import { REQUEST_ID_KEY, wroteItself } from "./request-id.js";
+
+/**
+ * Claims versions with create-only, never-deleted allocation objects: the lock that keeps
+ * concurrent writers apart and the tombstone that keeps a deleted version from coming back.
+ * The cached high-water mark makes the steady state one request; a 412 means another writer
+ * took that version, so the mark is read again from the bucket and the next one is tried.
+ */
+export class VersionAllocator {
+  readonly #client: BucketClient;
+  readonly #layout: ObjectLayout;
+  readonly #maxAttempts: number;
+  readonly #highWater = new HighWaterCache();
+
+  constructor(client: BucketClient, layout: ObjectLayout, maxAttempts: number) {
+    this.#client = client;
+    this.#layout = layout;
+    this.#maxAttempts = maxAttempts;
+  }
+
+  async allocate(
+    scope: Scope,
+    key: string,
+    requestId: string,
+    deadline: Deadline,
+  ): Promise<number> {
+    const cacheKey = `${scopeKey(scope)}\n${key}`;
+    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+      const cached = attempt === 1 ? this.#highWater.get(cacheKey) : undefined;
+      const known = cached ?? (await this.#allocatedHighWater(scope, key, deadline));
+      const version = this.#highWater.claimAbove(cacheKey, known);
+      const objectName = this.#layout.allocationObject(scope, key, version);
+      const outcome = await this.#client.createOnly(
+        deadline,
+        {
+          name: objectName,
+          body: new Uint8Array(0),
+          customMetadata: { [REQUEST_ID_KEY]: requestId },
+        },
+        false,
+      );
+      if (
+        outcome === "created" ||
+        (await wroteItself(this.#client, deadline, objectName, requestId))
+      ) {
+        return version;
+      }
+    }
+    throw new ArtifactError(
+      "overloaded",
+      `no free version after ${this.#maxAttempts} attempts; too many concurrent writers`,
+      { detail: { limit: "max_put_attempts", bound: this.#maxAttempts } },
+    );
+  }
+
+  forget(): void {
+    this.#highWater.clear();
+  }
+
+  /** The highest version ever allocated for a name (0 if none), from the bucket. */
+  async #allocatedHighWater(scope: Scope, key: string, deadline: Deadline): Promise<number> {
+    const prefix = this.#layout.allocationsPrefix(scope, key);
+    const page = await this.#client.list(deadline, { prefix, maxResults: 1 });
+    const highest = page.objects[0];
+    if (!highest) return 0;
+    const version = this.#layout.allocatedVersionOf(highest.name, prefix);
+    if (version === undefined) throw corruptArtifact(`unexpected object ${highest.name}`);
+    return version;
+  }
+}
