@@ -4,9 +4,5 @@ export {
   fsCeilings,
 } from "./config.js";
 export { type ArtifactPaths, fsArtifactPaths } from "./layout.js";
-export {
-  FsArtifactService,
-  MAX_METADATA_FILE_BYTES,
-  type RepairOptions,
-  type RepairReport,
-} from "./service.js";
+export type { RepairOptions, RepairReport } from "./repair.js";
+export { FsArtifactService, MAX_METADATA_FILE_BYTES } from "./service.js";

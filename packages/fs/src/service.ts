@@ -56,7 +56,6 @@ import {
   syncDirectory,
 } from "./io.js";
 import {
-  DIGEST_PATTERN,
   type NamePaths,
   namePaths,
   type RootPaths,
@@ -67,6 +66,7 @@ import {
   VERSION_FILE_PATTERN,
   versionFile,
 } from "./layout.js";
+import { type RepairOptions, type RepairReport, repairTree } from "./repair.js";
 
 /** On-disk format of slot and metadata files. */
 const FORMAT = 1;
@@ -81,26 +81,6 @@ export const MAX_METADATA_FILE_BYTES = 65_536;
 const MAX_SLOT_FILE_BYTES = 16_384;
 /** Slot files read in parallel when listing names from a cold cache. */
 const SLOT_READ_BATCH = 64;
-
-export interface RepairOptions {
-  /** Most files one call removes (default maxScanEntries); call again while `complete` is false. */
-  limit?: number;
-  /** Only leftovers at least this old are removed (default recoveryGraceMs). */
-  minAgeMs?: number;
-}
-
-export interface RepairReport {
-  /** Directory entries examined. */
-  readonly scanned: number;
-  /** Staging leftovers and unpublished payloads removed. */
-  readonly removed: number;
-  /** Version reservations seen and kept (they hold the version high-water). */
-  readonly reservationsPreserved: number;
-  /** Published metadata whose data file is missing: reported, never erased. */
-  readonly corrupt: number;
-  /** False when `limit` stopped the call before the whole tree was examined. */
-  readonly complete: boolean;
-}
 
 type CeilingKind = "scope" | "name" | "version";
 type ReadMode = "meta" | "head" | "full";
@@ -484,7 +464,11 @@ export class FsArtifactService implements ArtifactService {
       throw invalidArgument("minAgeMs", "must be a non-negative integer");
     }
     try {
-      return await this.#repair(limit, minAgeMs);
+      return await repairTree(this.#dirs, {
+        maxScanEntries: this.#config.maxScanEntries,
+        limit,
+        minAgeMs,
+      });
     } catch (error) {
       throw asArtifactError(error, "repair");
     }
@@ -674,10 +658,10 @@ export class FsArtifactService implements ArtifactService {
     what: string,
     detail: ArtifactErrorDetail,
   ): Promise<Buffer | undefined> {
-    const handle = await this.#openChecked(path, what, detail);
-    if (!handle) return undefined;
+    const opened = await this.#openChecked(path, what, detail);
+    if (!opened) return undefined;
+    const { handle, size } = opened;
     try {
-      const { size } = await handle.stat();
       if (size > maxBytes) throw corrupt(`${what} is larger than ${maxBytes} bytes`, detail);
       const bytes = await readExactly(handle, size);
       if (!bytes) throw corrupt(`${what} shrank while it was read`, detail);
@@ -687,19 +671,27 @@ export class FsArtifactService implements ArtifactService {
     }
   }
 
-  /** Opens a regular file without following links; undefined if absent. */
-  async #openChecked(path: string, what: string, detail: ArtifactErrorDetail) {
-    let handle: Awaited<ReturnType<typeof openForRead>>;
+  /** Opens a regular file without following links, with its size; undefined if absent. */
+  async #openChecked(
+    path: string,
+    what: string,
+    detail: ArtifactErrorDetail,
+  ): Promise<{ handle: FileHandle; size: number } | undefined> {
+    let handle: FileHandle | undefined;
     try {
       handle = await openForRead(path);
     } catch (error) {
       throw corrupt(`${what} cannot be opened as a regular file`, detail, error);
     }
-    if (handle && !(await handle.stat()).isFile()) {
+    if (!handle) return undefined;
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile()) throw corrupt(`${what} is not a regular file`, detail);
+      return { handle, size: stats.size };
+    } catch (error) {
       await handle.close();
-      throw corrupt(`${what} is not a regular file`, detail);
+      throw error;
     }
-    return handle;
   }
 
   // --- versions ------------------------------------------------------------------------
@@ -820,32 +812,30 @@ export class FsArtifactService implements ArtifactService {
     const meta = this.#decodeMeta(metaBytes, scope, name, version);
     if (mode === "meta") return meta;
 
-    const dataHandle = await this.#openChecked(
-      versionFile(dir, version, "d"),
-      "the data file",
-      detail,
-    );
-    if (!dataHandle) {
+    const data = await this.#openChecked(versionFile(dir, version, "d"), "the data file", detail);
+    if (!data) {
       // delete() removes the metadata before the data: if the metadata is gone too, the
       // version was deleted under us; if not, its data is missing.
       if (await pathExists(metaPath)) throw corrupt("the data file is missing", detail);
       return undefined;
     }
     try {
-      const { size } = await dataHandle.stat();
-      if (size !== meta.size) {
-        throw corrupt(`the data file holds ${size} bytes, the metadata says ${meta.size}`, detail);
+      if (data.size !== meta.size) {
+        throw corrupt(
+          `the data file holds ${data.size} bytes, the metadata says ${meta.size}`,
+          detail,
+        );
       }
       if (mode === "head") return meta;
-      const bytes = await readExactly(dataHandle, size);
+      const bytes = await readExactly(data.handle, data.size);
       if (!bytes) throw corrupt("the data file shrank while it was read", detail);
       if (sha256Hex(bytes) !== meta.sha256) {
         throw corrupt("the data does not match its SHA-256", detail);
       }
-      const data = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      return Object.freeze({ ...meta, data });
+      const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      return Object.freeze({ ...meta, data: view });
     } finally {
-      await dataHandle.close();
+      await data.handle.close();
     }
   }
 
@@ -913,81 +903,6 @@ export class FsArtifactService implements ArtifactService {
     }
     index.sorted = [...known.values()].sort(compareUtf8);
     return index.sorted;
-  }
-
-  // --- repair --------------------------------------------------------------------------
-
-  async #repair(limit: number, minAgeMs: number): Promise<RepairReport> {
-    const report = { scanned: 0, removed: 0, reservationsPreserved: 0, corrupt: 0, complete: true };
-    const max = this.#config.maxScanEntries;
-    const now = Date.now();
-
-    /** Removes `path` if old enough; false once `limit` removals are done. */
-    const removeOld = async (path: string): Promise<boolean> => {
-      try {
-        if (now - (await lstat(path)).mtimeMs < minAgeMs) return true;
-      } catch (error) {
-        if (isMissing(error)) return true;
-        throw error;
-      }
-      if (report.removed >= limit) {
-        report.complete = false;
-        return false;
-      }
-      if (await removeIfPresent(path)) report.removed += 1;
-      return true;
-    };
-
-    const sweepStaging = async (dir: string): Promise<boolean> => {
-      const { entries, truncated } = await scanDirectory(dir, max);
-      if (truncated) report.complete = false;
-      for (const entry of entries) {
-        report.scanned += 1;
-        if (entry.isFile() && !(await removeOld(join(dir, entry.name)))) return false;
-      }
-      return true;
-    };
-
-    const sweepName = async (dir: string): Promise<boolean> => {
-      const kinds = new Map<number, Set<string>>();
-      const { entries, truncated } = await scanDirectory(dir, max);
-      if (truncated) report.complete = false;
-      for (const entry of entries) {
-        report.scanned += 1;
-        const match = VERSION_FILE_PATTERN.exec(entry.name);
-        if (!match) continue;
-        const version = Number(match[1]);
-        const present = kinds.get(version) ?? new Set();
-        present.add(match[2] as string);
-        kinds.set(version, present);
-      }
-      for (const [version, present] of kinds) {
-        if (present.has("r")) report.reservationsPreserved += 1;
-        if (present.has("m") && !present.has("d")) report.corrupt += 1;
-        if (present.has("d") && !present.has("m")) {
-          if (!(await removeOld(versionFile(dir, version, "d")))) return false;
-        }
-      }
-      return true;
-    };
-
-    if (!(await sweepStaging(this.#dirs.staging))) return report;
-    const scopes = await scanDirectory(this.#dirs.scopes, max);
-    if (scopes.truncated) report.complete = false;
-    for (const scopeEntry of scopes.entries) {
-      report.scanned += 1;
-      if (!scopeEntry.isDirectory() || !DIGEST_PATTERN.test(scopeEntry.name)) continue;
-      const scopeDirs = scopePaths(this.#dirs, scopeEntry.name);
-      if (!(await sweepStaging(scopeDirs.staging))) return report;
-      const names = await scanDirectory(scopeDirs.names, max);
-      if (names.truncated) report.complete = false;
-      for (const nameEntry of names.entries) {
-        report.scanned += 1;
-        if (!nameEntry.isDirectory() || !DIGEST_PATTERN.test(nameEntry.name)) continue;
-        if (!(await sweepName(join(scopeDirs.names, nameEntry.name)))) return report;
-      }
-    }
-    return report;
   }
 
   #ensureOpen(): void {

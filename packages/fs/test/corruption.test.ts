@@ -1,8 +1,8 @@
 import { readFile, rm, truncate, writeFile } from "node:fs/promises";
-import { type ArtifactErrorCode, isArtifactError, type Scope, sha256Hex } from "@artifact-kit/core";
+import { type ArtifactErrorCode, type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FsArtifactService, fsArtifactPaths, MAX_METADATA_FILE_BYTES } from "../src/index.js";
-import { tempService } from "./helpers.js";
+import { codeOf, tempService } from "./helpers.js";
 
 const SCOPE: Scope = { kind: "user", app: "corrupt", user: "u" };
 const NAME = "doc/report.txt";
@@ -24,11 +24,7 @@ beforeEach(async () => {
 afterEach(() => cleanup());
 
 async function expectCode(promise: Promise<unknown>, code: ArtifactErrorCode): Promise<void> {
-  const error = await promise.then(
-    (value) => ({ resolved: value }),
-    (error: unknown) => error,
-  );
-  expect(isArtifactError(error, code), `expected ${code}, got ${String(error)}`).toBe(true);
+  expect(await codeOf(promise)).toBe(code);
 }
 
 /** Every read of version 2, pinned and as latest, fails with corrupt_artifact: never data. */

@@ -1,15 +1,9 @@
 import { readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  type ArtifactErrorCode,
-  isArtifactError,
-  type Scope,
-  scopeDigest,
-  sha256Hex,
-} from "@artifact-kit/core";
+import { isArtifactError, type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { FS_DEFAULTS, FsArtifactService, fsArtifactPaths, fsCeilings } from "../src/index.js";
-import { tempRoot, tempService } from "./helpers.js";
+import { codeOf, tempRoot, tempService } from "./helpers.js";
 import { walk } from "./processes.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -21,16 +15,6 @@ async function fresh(options: Parameters<typeof tempService>[0] = {}) {
   const temp = await tempService(options);
   cleanups.push(temp.cleanup);
   return temp;
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<ArtifactErrorCode | "ok"> {
-  try {
-    await promise;
-    return "ok";
-  } catch (error) {
-    if (isArtifactError(error)) return error.code;
-    throw error;
-  }
 }
 
 async function capacityKind(promise: Promise<unknown>): Promise<unknown> {

@@ -1,6 +1,7 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ArtifactErrorCode, isArtifactError } from "@artifact-kit/core";
 import { FsArtifactService, type FsArtifactServiceOptions } from "../src/index.js";
 
 /** A fresh, empty directory under the OS temp dir (its real path) and a way to remove it. */
@@ -26,4 +27,15 @@ export async function tempService(
       await temp.cleanup();
     },
   };
+}
+
+/** The ArtifactError code a call fails with, or "ok"; anything but an ArtifactError is rethrown. */
+export async function codeOf(promise: Promise<unknown>): Promise<ArtifactErrorCode | "ok"> {
+  try {
+    await promise;
+    return "ok";
+  } catch (error) {
+    if (isArtifactError(error)) return error.code;
+    throw error;
+  }
 }

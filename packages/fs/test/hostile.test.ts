@@ -1,10 +1,11 @@
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { type ArtifactErrorCode, isArtifactError, type Scope } from "@artifact-kit/core";
+import type { Scope } from "@artifact-kit/core";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FsArtifactService } from "../src/index.js";
+import { codeOf } from "./helpers.js";
 import { walk } from "./processes.js";
 
 // The store lives in outer/root; outer also holds a sentinel file. Whatever the names and
@@ -123,16 +124,6 @@ const hostileScope: fc.Arbitrary<unknown> = fc.oneof(
     .tuple(hostileText, hostileText, hostileText)
     .map(([app, user, session]) => ({ kind: "session", app, user, session })),
 );
-
-async function codeOf(promise: Promise<unknown>): Promise<ArtifactErrorCode | "ok"> {
-  try {
-    await promise;
-    return "ok";
-  } catch (error) {
-    if (isArtifactError(error)) return error.code;
-    throw error;
-  }
-}
 
 describe("hostile names and scope ids", () => {
   it("never create or touch anything outside root, and round-trip when valid", async () => {
