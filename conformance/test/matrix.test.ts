@@ -1,9 +1,23 @@
 import { describeArtifactService } from "@artifact-kit/core/conformance";
 import { MemoryArtifactService } from "@artifact-kit/memory";
+import { memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
 import { memorySubjects } from "./adapters.js";
 
 // Every adapter in the workspace, through the same kit. Durable adapters add `reopen`.
 describeArtifactService("memory", {
   ...memorySubjects((options) => new MemoryArtifactService(options)),
   numRuns: 200,
+});
+
+// The router over memory: shared (the worker's quotas are global, so the small ones apply)
+// and exact scope (quotas per shard; see packages/sharded/test for its bounded subject).
+describeArtifactService("sharded (shared, memory)", {
+  ...memorySubjects(
+    (options) => new ShardedArtifactService(memoryShards(options), { strategy: "shared" }),
+  ),
+  numRuns: 50,
+});
+describeArtifactService("sharded (exact_scope, memory)", {
+  create: async () => ({ service: new ShardedArtifactService(memoryShards()) }),
+  numRuns: 50,
 });
