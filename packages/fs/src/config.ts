@@ -60,6 +60,14 @@ export function fsCeilings(maxScanEntries: number): {
   };
 }
 
+/** A non-negative integer number of milliseconds (0 allowed). */
+export function validateMilliseconds(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw invalidArgument(field, "must be a non-negative integer");
+  }
+  return value;
+}
+
 function validateMode(value: unknown, field: string, required: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 0o777) {
     throw invalidArgument(field, "must be a permission mode from 0 to 0o777");
@@ -86,11 +94,7 @@ export function resolveFsConfig(options: unknown): FsConfig {
     if (config.maxScanEntries < 3) throw invalidArgument("maxScanEntries", "must be at least 3");
   }
   if (given.recoveryGraceMs !== undefined) {
-    const grace = given.recoveryGraceMs;
-    if (typeof grace !== "number" || !Number.isSafeInteger(grace) || grace < 0) {
-      throw invalidArgument("recoveryGraceMs", "must be a non-negative integer");
-    }
-    config.recoveryGraceMs = grace;
+    config.recoveryGraceMs = validateMilliseconds(given.recoveryGraceMs, "recoveryGraceMs");
   }
   if (given.fileMode !== undefined)
     config.fileMode = validateMode(given.fileMode, "fileMode", 0o600);

@@ -41,7 +41,12 @@ import {
   validatePositiveInteger,
   validateScope,
 } from "@artifact-kit/core";
-import { type FsArtifactServiceOptions, type FsConfig, resolveFsConfig } from "./config.js";
+import {
+  type FsArtifactServiceOptions,
+  type FsConfig,
+  resolveFsConfig,
+  validateMilliseconds,
+} from "./config.js";
 import {
   createDurably,
   createExclusive,
@@ -459,10 +464,10 @@ export class FsArtifactService implements ArtifactService {
       given.limit === undefined
         ? this.#config.maxScanEntries
         : validatePositiveInteger(given.limit, "limit");
-    const minAgeMs = given.minAgeMs ?? this.#config.recoveryGraceMs;
-    if (typeof minAgeMs !== "number" || !Number.isSafeInteger(minAgeMs) || minAgeMs < 0) {
-      throw invalidArgument("minAgeMs", "must be a non-negative integer");
-    }
+    const minAgeMs =
+      given.minAgeMs === undefined
+        ? this.#config.recoveryGraceMs
+        : validateMilliseconds(given.minAgeMs, "minAgeMs");
     try {
       return await repairTree(this.#dirs, {
         maxScanEntries: this.#config.maxScanEntries,
