@@ -19,36 +19,50 @@ import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const OLDEST_TYPESCRIPT = "5.4.5";
-const NODE_VERSIONS = ["20", "22", "24"];
-/** Peers a user of the package installs beside it. */
-const PEERS = {};
+const ALL_NODES = ["20", "22", "24"];
+/**
+ * Peers a user installs beside a package, and the Node versions each set is proven on:
+ * @google-cloud/storage 8 needs Node 22, so 7.22 is the one proven on Node 20.
+ */
+const VARIANTS = {
+  gcs: [
+    { label: "storage 7.22", peers: { "@google-cloud/storage": "7.22.x" }, nodes: ["20"] },
+    { label: "storage 8", peers: { "@google-cloud/storage": "^8.0.0" }, nodes: ["22", "24"] },
+  ],
+};
+const DEFAULT_VARIANTS = [{ label: "", peers: {}, nodes: ALL_NODES }];
 
 const work = mkdtempSync(join(tmpdir(), "artifact-kit-smoke-"));
 const started = Date.now();
 let failures = 0;
 
+/** Runs one step and prints its outcome; returns whether it passed. */
 function step(label, action) {
   const t0 = Date.now();
   process.stdout.write(`  ${label} … `);
   try {
-    const result = action();
+    action();
     console.log(`ok (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
-    return result;
+    return true;
   } catch (error) {
     failures += 1;
     console.log("FAILED");
     console.log(String(error.stdout ?? ""), String(error.stderr ?? error.message));
-    return undefined;
+    return false;
   }
 }
 
-const run = (command, args, cwd, env = {}) =>
-  execFileSync(command, args, {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: "pipe",
-    encoding: "utf8",
-  });
+/** The smoke programs get the emulator's endpoint under a name the GCS client ignores. */
+function programEnvironment() {
+  const { STORAGE_EMULATOR_HOST, ...env } = process.env;
+  return STORAGE_EMULATOR_HOST ? { ...env, ARTIFACT_KIT_GCS_ENDPOINT: STORAGE_EMULATOR_HOST } : env;
+}
+
+const run = (command, args, cwd) =>
+  execFileSync(command, args, { cwd, env: programEnvironment(), stdio: "pipe", encoding: "utf8" });
+
+const nodeCommand = (version) =>
+  version === process.versions.node.split(".")[0] ? ["node"] : ["npx", "-y", `node@${version}`];
 
 const publishable = readdirSync(join(root, "packages"))
   .map((dir) => ({
@@ -60,7 +74,7 @@ const publishable = readdirSync(join(root, "packages"))
 console.log(`Packing ${publishable.length} packages into ${work}`);
 const tarballs = {};
 for (const { dir, manifest } of publishable) {
-  step(`${manifest.name}: pack`, () => {
+  step(`${manifest.name}: pack, and ship no tests`, () => {
     const before = new Set(readdirSync(work));
     run(
       "node",
@@ -82,23 +96,34 @@ const fileSpec = (name) => `file:${tarballs[name]}`;
 const artifactKitOverrides = (except) =>
   Object.fromEntries(
     Object.keys(tarballs)
-      .filter((n) => n !== except)
-      .map((n) => [n, fileSpec(n)]),
+      .filter((name) => name !== except)
+      .map((name) => [name, fileSpec(name)]),
   );
 
-for (const { dir, manifest } of publishable) {
-  console.log(`${manifest.name}`);
-  const project = join(work, `project-${dir}`);
+const TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    types: ["node"],
+    strict: true,
+    skipLibCheck: false,
+    outDir: "dist",
+    rootDir: "src",
+  },
+  include: ["src"],
+};
+
+/** Installs the package from its tarball beside `peers` and compiles its smoke program. */
+function prepareProject(project, dir, manifest, peers) {
   mkdirSync(join(project, "src"), { recursive: true });
-  const program = join(root, "scripts/smoke", `${dir}.ts`);
-  step("smoke program exists", () => cpSync(program, join(project, "src/smoke.ts")));
   writeFileSync(
     join(project, "package.json"),
     JSON.stringify({
       name: `smoke-${dir}`,
       private: true,
       type: "module",
-      dependencies: { [manifest.name]: fileSpec(manifest.name), ...(PEERS[dir] ?? {}) },
+      dependencies: { [manifest.name]: fileSpec(manifest.name), ...peers },
       devDependencies: {
         "@types/node": "20.19.43",
         typescript: "7.0.2",
@@ -107,40 +132,34 @@ for (const { dir, manifest } of publishable) {
       overrides: artifactKitOverrides(manifest.name),
     }),
   );
-  writeFileSync(
-    join(project, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        types: ["node"],
-        strict: true,
-        skipLibCheck: false,
-        outDir: "dist",
-        rootDir: "src",
-      },
-      include: ["src"],
-    }),
+  writeFileSync(join(project, "tsconfig.json"), JSON.stringify(TSCONFIG));
+  return (
+    step("smoke program exists", () =>
+      cpSync(join(root, "scripts/smoke", `${dir}.ts`), join(project, "src/smoke.ts")),
+    ) &&
+    step("npm install from the tarball", () =>
+      run("npm", ["install", "--no-audit", "--no-fund"], project),
+    ) &&
+    step(`type-check with TypeScript ${OLDEST_TYPESCRIPT}`, () =>
+      run("node", ["node_modules/typescript-oldest/bin/tsc", "-p", ".", "--noEmit"], project),
+    ) &&
+    step("type-check and emit with TypeScript 7", () =>
+      run("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),
+    )
   );
-  step("npm install from the tarball", () =>
-    run("npm", ["install", "--no-audit", "--no-fund"], project),
-  );
-  step(`type-check with TypeScript ${OLDEST_TYPESCRIPT}`, () =>
-    run("node", ["node_modules/typescript-oldest/bin/tsc", "-p", ".", "--noEmit"], project),
-  );
-  step("type-check and emit with TypeScript 7", () =>
-    run("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),
-  );
-  for (const version of NODE_VERSIONS) {
-    step(`run on Node ${version}`, () => {
-      const node =
-        version === process.versions.node.split(".")[0]
-          ? ["node"]
-          : ["npx", "-y", `node@${version}`];
-      const [command, ...args] = node;
-      return run(command, [...args, "dist/smoke.js"], project);
-    });
+}
+
+for (const { dir, manifest } of publishable) {
+  for (const variant of VARIANTS[dir] ?? DEFAULT_VARIANTS) {
+    console.log(`${manifest.name}${variant.label ? ` with ${variant.label}` : ""}`);
+    const project = join(work, `project-${dir}-${variant.nodes.join("-")}`);
+    if (!prepareProject(project, dir, manifest, variant.peers)) continue;
+    for (const version of variant.nodes) {
+      step(`run on Node ${version}`, () => {
+        const [command, ...args] = nodeCommand(version);
+        process.stdout.write(run(command, [...args, "dist/smoke.js"], project).trim());
+      });
+    }
   }
 }
 
@@ -150,9 +169,9 @@ cpSync(join(root, "conformance/third-party-example"), example, { recursive: true
 const exampleManifest = JSON.parse(readFileSync(join(example, "package.json"), "utf8"));
 exampleManifest.dependencies["@artifact-kit/core"] = fileSpec("@artifact-kit/core");
 writeFileSync(join(example, "package.json"), JSON.stringify(exampleManifest));
-step("npm install", () => run("npm", ["install", "--no-audit", "--no-fund"], example));
-step("type-check", () => run("node", ["node_modules/typescript/bin/tsc", "-p", "."], example));
-step("conformance kit from its own vitest config", () => run("npx", ["vitest", "run"], example));
+step("npm install", () => run("npm", ["install", "--no-audit", "--no-fund"], example)) &&
+  step("type-check", () => run("node", ["node_modules/typescript/bin/tsc", "-p", "."], example)) &&
+  step("conformance kit from its own vitest config", () => run("npx", ["vitest", "run"], example));
 
 rmSync(work, { recursive: true, force: true });
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
