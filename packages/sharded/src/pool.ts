@@ -1,5 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
-import { ArtifactError, asArtifactError, closedError, type Deadline } from "@artifact-kit/core";
+import {
+  ArtifactError,
+  type ArtifactService,
+  asArtifactError,
+  closedError,
+  type Deadline,
+} from "@artifact-kit/core";
 import PQueue from "p-queue";
 import { maxActiveScopesReached, overloaded } from "./errors.js";
 import type { RouterConfig } from "./options.js";
@@ -158,24 +164,26 @@ export class WorkerPool {
 
   async #openWorker(key: string, shard: Shard, victim: Worker | undefined): Promise<void> {
     await victim?.close();
-    let service: Awaited<ReturnType<ShardFactory["open"]>>;
+    let service: ArtifactService;
     try {
       service = await this.#factory.open(shard);
     } catch (error) {
       throw asArtifactError(error, `open worker ${shard.id}`);
     }
-    const fault = this.#closed
-      ? closedError()
-      : isDeepStrictEqual(service.capabilities(), this.#factory.capabilities)
-        ? undefined
-        : new ArtifactError(
-            "unavailable",
-            `worker ${shard.id} reports other capabilities than its factory declared`,
-          );
+    const fault = this.#closed ? closedError() : this.#mismatch(service, shard);
     if (fault) {
       await service.close().catch(() => undefined);
       throw fault;
     }
     this.#workers.set(key, new Worker(key, service, Date.now()));
+  }
+
+  /** The router validated the call against the declared capabilities: a worker must match. */
+  #mismatch(service: ArtifactService, shard: Shard): ArtifactError | undefined {
+    if (isDeepStrictEqual(service.capabilities(), this.#factory.capabilities)) return undefined;
+    return new ArtifactError(
+      "unavailable",
+      `worker ${shard.id} reports other capabilities than its factory declared`,
+    );
   }
 }

@@ -70,4 +70,18 @@ describe("worker failure", () => {
       version: 1,
     });
   });
+
+  it("refuses a worker whose capabilities differ from the declared ones, and closes it", async () => {
+    const declared = new ScriptedShards("durable");
+    const actual = new ScriptedShards("volatile");
+    const router = new ShardedArtifactService({
+      capabilities: declared.capabilities,
+      open: (shard) => actual.open(shard),
+    });
+    await expect(router.put(appScope("a"), "x", bytes("a"))).rejects.toMatchObject({
+      code: "unavailable",
+    });
+    expect(actual.workers[0]?.closed).toBe(true);
+    expect(router.status().activeScopes).toBe(0);
+  });
 });
