@@ -19,6 +19,8 @@ import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const OLDEST_TYPESCRIPT = "5.4.5";
+/** @google-cloud/storage's own declarations use generic typed arrays, new in TypeScript 5.7. */
+const OLDEST_TYPESCRIPT_FOR_GCS = "5.7.3";
 const ALL_NODES = ["20", "22", "24"];
 /**
  * Peers a user installs beside a package, and the Node versions each set is proven on:
@@ -26,23 +28,36 @@ const ALL_NODES = ["20", "22", "24"];
  */
 const VARIANTS = {
   gcs: [
-    { label: "storage 7.22", peers: { "@google-cloud/storage": "7.22.x" }, nodes: ["20"] },
-    { label: "storage 8", peers: { "@google-cloud/storage": "^8.0.0" }, nodes: ["22", "24"] },
+    {
+      label: "storage 7.22",
+      peers: { "@google-cloud/storage": "7.22.x" },
+      nodes: ["20"],
+      oldestTypeScript: OLDEST_TYPESCRIPT_FOR_GCS,
+    },
+    {
+      label: "storage 8",
+      peers: { "@google-cloud/storage": "^8.0.0" },
+      nodes: ["22", "24"],
+      oldestTypeScript: OLDEST_TYPESCRIPT_FOR_GCS,
+    },
   ],
 };
-const DEFAULT_VARIANTS = [{ label: "", peers: {}, nodes: ALL_NODES }];
+const DEFAULT_VARIANTS = [
+  { label: "", peers: {}, nodes: ALL_NODES, oldestTypeScript: OLDEST_TYPESCRIPT },
+];
 
 const work = mkdtempSync(join(tmpdir(), "artifact-kit-smoke-"));
 const started = Date.now();
 let failures = 0;
 
-/** Runs one step and prints its outcome; returns whether it passed. */
+/** Runs one step and prints its outcome (and what a program said); returns whether it passed. */
 function step(label, action) {
   const t0 = Date.now();
   process.stdout.write(`  ${label} … `);
   try {
-    action();
-    console.log(`ok (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+    const output = action();
+    const said = typeof output === "string" && output.trim() ? `: ${output.trim()}` : "";
+    console.log(`ok (${((Date.now() - t0) / 1000).toFixed(1)}s)${said}`);
     return true;
   } catch (error) {
     failures += 1;
@@ -115,7 +130,7 @@ const TSCONFIG = {
 };
 
 /** Installs the package from its tarball beside `peers` and compiles its smoke program. */
-function prepareProject(project, dir, manifest, peers) {
+function prepareProject(project, dir, manifest, { peers, oldestTypeScript }) {
   mkdirSync(join(project, "src"), { recursive: true });
   writeFileSync(
     join(project, "package.json"),
@@ -127,7 +142,7 @@ function prepareProject(project, dir, manifest, peers) {
       devDependencies: {
         "@types/node": "20.19.43",
         typescript: "7.0.2",
-        "typescript-oldest": `npm:typescript@${OLDEST_TYPESCRIPT}`,
+        "typescript-oldest": `npm:typescript@${oldestTypeScript}`,
       },
       overrides: artifactKitOverrides(manifest.name),
     }),
@@ -140,7 +155,7 @@ function prepareProject(project, dir, manifest, peers) {
     step("npm install from the tarball", () =>
       run("npm", ["install", "--no-audit", "--no-fund"], project),
     ) &&
-    step(`type-check with TypeScript ${OLDEST_TYPESCRIPT}`, () =>
+    step(`type-check with TypeScript ${oldestTypeScript}`, () =>
       run("node", ["node_modules/typescript-oldest/bin/tsc", "-p", ".", "--noEmit"], project),
     ) &&
     step("type-check and emit with TypeScript 7", () =>
@@ -153,11 +168,11 @@ for (const { dir, manifest } of publishable) {
   for (const variant of VARIANTS[dir] ?? DEFAULT_VARIANTS) {
     console.log(`${manifest.name}${variant.label ? ` with ${variant.label}` : ""}`);
     const project = join(work, `project-${dir}-${variant.nodes.join("-")}`);
-    if (!prepareProject(project, dir, manifest, variant.peers)) continue;
+    if (!prepareProject(project, dir, manifest, variant)) continue;
     for (const version of variant.nodes) {
       step(`run on Node ${version}`, () => {
         const [command, ...args] = nodeCommand(version);
-        process.stdout.write(run(command, [...args, "dist/smoke.js"], project).trim());
+        return run(command, [...args, "dist/smoke.js"], project);
       });
     }
   }
