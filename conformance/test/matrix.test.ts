@@ -2,6 +2,7 @@ import { describeArtifactService } from "@artifact-kit/core/conformance";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
 import { memorySubjects } from "./adapters.js";
+import { fsSubjects, gcsSubjects, storageClient } from "./durable.js";
 
 // Every adapter in the workspace, through the same kit. Durable adapters add `reopen`.
 describeArtifactService("memory", {
@@ -20,4 +21,12 @@ describeArtifactService("sharded (shared, memory)", {
 describeArtifactService("sharded (exact_scope, memory)", {
   create: async () => ({ service: new ShardedArtifactService(memoryShards()) }),
   numRuns: 50,
+});
+
+// Durable adapters, with reopen. Their own packages run the kit at full strength with
+// bounded subjects; here they run beside the others on every Node the matrix covers.
+describeArtifactService("fs", { ...fsSubjects, numRuns: 30 });
+describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
+  ...gcsSubjects(),
+  numRuns: 20,
 });
