@@ -1,10 +1,17 @@
-import { MemoryArtifactService } from "@artifact-kit/memory";
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { FsArtifactService } from "@artifact-kit/fs";
 import { walkthrough } from "./walkthrough.js";
 
-const service = new MemoryArtifactService();
-console.log("artifact-kit demo: memory adapter\n");
+// The store lives in ./.artifacts of the directory `npm run demo` was started from, and
+// keeps every run: each run is a new session, so earlier runs stay readable.
+const root = resolve(process.env.INIT_CWD ?? process.cwd(), ".artifacts");
+await mkdir(root, { recursive: true });
+const service = await FsArtifactService.open({ root });
+const session = new Date().toISOString();
+console.log(`artifact-kit demo: fs adapter at ${service.root}, session ${session}\n`);
 try {
-  await walkthrough(service, (line) => console.log(line));
+  await walkthrough(service, session, (line) => console.log(line));
 } finally {
   await service.close();
 }

@@ -9,10 +9,11 @@ const decode = (data: Uint8Array) => new TextDecoder().decode(data);
  */
 export async function walkthrough(
   service: ArtifactService,
+  session: string,
   log: (line: string) => void,
 ): Promise<void> {
-  const alice: Scope = { kind: "session", app: "demo", user: "alice", session: "s1" };
-  const bob: Scope = { kind: "session", app: "demo", user: "bob", session: "s1" };
+  const alice: Scope = { kind: "session", app: "demo", user: "alice", session };
+  const bob: Scope = { kind: "session", app: "demo", user: "bob", session };
 
   log("1. put three versions of report.md and two other files for alice, one report.md for bob");
   for (const draft of ["draft", "review", "final"]) {
