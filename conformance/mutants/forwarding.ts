@@ -1,21 +1,28 @@
-import type {
-  Artifact,
-  ArtifactMeta,
-  ArtifactService,
-  Capabilities,
-  DeleteSelector,
-  GetOptions,
-  ListNamesOptions,
-  ListVersionsOptions,
-  NamePage,
-  PutOptions,
-  RequestOptions,
-  Scope,
-  VersionPage,
+import {
+  type Artifact,
+  ArtifactError,
+  type ArtifactMeta,
+  type ArtifactService,
+  type ArtifactTransfer,
+  type Capabilities,
+  type DeleteSelector,
+  type DownloadOptions,
+  type DownloadSource,
+  type GetOptions,
+  hasTransfer,
+  type ListNamesOptions,
+  type ListVersionsOptions,
+  type NamePage,
+  type PutOptions,
+  type RequestOptions,
+  type Scope,
+  type UploadOptions,
+  type UploadSink,
+  type VersionPage,
 } from "@artifact-kit/core";
 
 /** Forwards every call to a real adapter; each mutant overrides the one thing it breaks. */
-export class ForwardingService implements ArtifactService {
+export class ForwardingService implements ArtifactService, ArtifactTransfer {
   constructor(protected readonly inner: ArtifactService) {}
 
   capabilities(): Capabilities {
@@ -49,6 +56,18 @@ export class ForwardingService implements ArtifactService {
   }
   close(): Promise<void> {
     return this.inner.close();
+  }
+  openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
+    return this.#transfer().openUpload(scope, name, options);
+  }
+  openDownload(scope: Scope, name: string, options?: DownloadOptions): Promise<DownloadSource> {
+    return this.#transfer().openDownload(scope, name, options);
+  }
+  #transfer(): ArtifactTransfer {
+    if (!hasTransfer(this.inner)) {
+      throw new ArtifactError("unsupported_transfer", "the wrapped adapter has no native transfer");
+    }
+    return this.inner;
   }
 }
 

@@ -13,6 +13,7 @@ import {
   Utf16Order,
 } from "./broken.js";
 import { RenumberingService } from "./renumbering.js";
+import { AbortPublishes, RangeOffByOne } from "./transfer.js";
 
 export interface Mutant {
   name: string;
@@ -42,4 +43,6 @@ export const MUTANTS: readonly Mutant[] = [
   { name: "publishes after the deadline", make: (o) => new PublishesAfterDeadline(memory(o)) },
   { name: "mutable stored bytes", make: (o) => new MutableStoredBytes(memory(o)) },
   { name: "quota off by one", make: (o) => new QuotaOffByOne(memory(o)) },
+  { name: "serves byte ranges one byte late", make: (o) => new RangeOffByOne(memory(o)) },
+  { name: "publishes an aborted upload", make: (o) => new AbortPublishes(memory(o)) },
 ];

@@ -28,6 +28,7 @@ export {
 export * from "./request.js";
 export * from "./run-store.js";
 export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./scope.js";
+export * from "./transfer.js";
 export type * from "./types.js";
 export {
   utf8ByteLength,

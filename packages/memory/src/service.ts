@@ -3,31 +3,44 @@ import {
   ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
+  type ArtifactTransfer,
   type Capabilities,
   closedError,
   compareNumbers,
   compareUtf8,
+  type DataDigest,
+  type Deadline,
+  type DownloadOptions,
+  type DownloadSource,
   defineCapabilities,
+  digestData,
   type GetOptions,
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
   notFound,
+  type ParsedGet,
   type PutOptions,
   pageAfter,
   parseDelete,
+  parseDownload,
   parseGet,
   parseListNames,
   parseListVersions,
   parsePut,
   parseScopeRequest,
+  parseUpload,
   quotaExceeded,
   quotaLimitCode,
   type RequestOptions,
+  resolveRange,
   type Scope,
   scopeKey,
-  sha256Hex,
+  type UploadOptions,
+  type UploadSink,
+  uploadSink,
   type VersionPage,
+  verifiedSource,
 } from "@artifact-kit/core";
 import {
   type MemoryArtifactServiceOptions,
@@ -39,6 +52,16 @@ import { insertName, removeName } from "./sorted-names.js";
 interface StoredVersion {
   readonly meta: ArtifactMeta;
   readonly data: Uint8Array;
+  /** Block digests, so that ranged reads verify what they serve like whole reads could. */
+  readonly blocks: readonly string[];
+}
+
+/** What a publication stores, from a put or a finished upload. */
+interface Publication {
+  readonly scope: Scope;
+  readonly name: string;
+  readonly mimeType: string;
+  readonly metadata: ArtifactMeta["metadata"];
 }
 
 interface NameState {
@@ -60,9 +83,11 @@ const versionOf = (stored: StoredVersion) => stored.meta.version;
 
 /**
  * Volatile artifact service in one process. Bytes are copied in and out, so neither the
- * buffer given to `put` nor the one returned by `get` can change what is stored.
+ * buffer given to `put` nor the one returned by `get` can change what is stored. Streaming
+ * uploads gather their chunks under the same quotas; downloads and byte ranges are served
+ * block by block, verified against the block digests recorded at publication.
  */
-export class MemoryArtifactService implements ArtifactService {
+export class MemoryArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #config: MemoryConfig;
   readonly #capabilities: Capabilities;
   readonly #scopes = new Map<string, ScopeState>();
@@ -78,6 +103,7 @@ export class MemoryArtifactService implements ArtifactService {
       maxPageLimit,
       legacyListLimit,
       quotas: { appliesTo: "global", bounds },
+      transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
     });
   }
 
@@ -107,34 +133,63 @@ export class MemoryArtifactService implements ArtifactService {
         },
       );
     }
-    const key = scopeKey(request.scope);
-    const scopeState = this.#scopes.get(key);
-    this.#checkQuotas(scopeState, size);
+    this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), size);
     const stored = new Uint8Array(request.data);
-    const sha256 = sha256Hex(stored);
+    const digest = digestData(stored);
     request.deadline.check();
+    return this.#publish(request, stored, digest);
+  }
 
-    const target = scopeState ?? this.#newScope(key);
-    let nameState = target.names.get(request.name);
-    if (!nameState) {
-      nameState = { highWater: 0, versions: [] };
-      target.names.set(request.name, nameState);
-    }
-    nameState.highWater += 1;
-    const meta: ArtifactMeta = Object.freeze({
-      scope: request.scope,
-      name: request.name,
-      version: nameState.highWater,
-      mimeType: request.mimeType,
-      size,
-      sha256,
-      createdAt: Date.now(),
-      metadata: request.metadata,
+  async openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
+    this.#ensureOpen();
+    const request = parseUpload(scope, name, options, this.#config.maxArtifactBytes);
+    request.deadline.check();
+    const chunks: Uint8Array[] = [];
+    let gathered = 0;
+    return uploadSink(request, {
+      write: async (chunk) => {
+        this.#ensureOpen();
+        // Quotas are checked as the chunks arrive, so an upload that cannot fit fails early.
+        this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), gathered + chunk.byteLength);
+        chunks.push(chunk);
+        gathered += chunk.byteLength;
+      },
+      publish: async (digest: DataDigest, deadline: Deadline) => {
+        this.#ensureOpen();
+        this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), digest.size);
+        const data = new Uint8Array(digest.size);
+        let at = 0;
+        for (const chunk of chunks.splice(0)) {
+          data.set(chunk, at);
+          at += chunk.byteLength;
+        }
+        deadline.check();
+        return this.#publish(request, data, digest);
+      },
+      discard: async () => {
+        chunks.length = 0;
+      },
     });
-    if (nameState.versions.length === 0) insertName(target.liveNames, request.name);
-    nameState.versions.push({ meta, data: stored });
-    this.#account(target, size, 1);
-    return meta;
+  }
+
+  async openDownload(
+    scope: Scope,
+    name: string,
+    options?: DownloadOptions,
+  ): Promise<DownloadSource> {
+    this.#ensureOpen();
+    const request = parseDownload(scope, name, options);
+    const stored = this.#lookup(request);
+    const range = resolveRange(request.range, stored.meta.size);
+    return verifiedSource({
+      meta: stored.meta,
+      blocks: stored.blocks,
+      range,
+      deadline: request.deadline,
+      read: async function* (start, end) {
+        yield stored.data.subarray(start, end);
+      },
+    });
   }
 
   async get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact> {
@@ -218,9 +273,38 @@ export class MemoryArtifactService implements ArtifactService {
     if (this.#closed) throw closedError();
   }
 
+  /** Allocates the next version and makes it visible: the commit point of put and upload. */
+  #publish(publication: Publication, data: Uint8Array, digest: DataDigest): ArtifactMeta {
+    const key = scopeKey(publication.scope);
+    const target = this.#scopes.get(key) ?? this.#newScope(key);
+    let nameState = target.names.get(publication.name);
+    if (!nameState) {
+      nameState = { highWater: 0, versions: [] };
+      target.names.set(publication.name, nameState);
+    }
+    nameState.highWater += 1;
+    const meta: ArtifactMeta = Object.freeze({
+      scope: publication.scope,
+      name: publication.name,
+      version: nameState.highWater,
+      mimeType: publication.mimeType,
+      size: digest.size,
+      sha256: digest.sha256,
+      createdAt: Date.now(),
+      metadata: publication.metadata,
+    });
+    if (nameState.versions.length === 0) insertName(target.liveNames, publication.name);
+    nameState.versions.push({ meta, data, blocks: digest.blocks });
+    this.#account(target, digest.size, 1);
+    return meta;
+  }
+
   #find(scope: Scope, name: string, options: GetOptions | undefined): StoredVersion {
     this.#ensureOpen();
-    const request = parseGet(scope, name, options);
+    return this.#lookup(parseGet(scope, name, options));
+  }
+
+  #lookup(request: ParsedGet): StoredVersion {
     request.deadline.check();
     const versions =
       this.#scopes.get(scopeKey(request.scope))?.names.get(request.name)?.versions ?? [];

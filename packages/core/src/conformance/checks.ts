@@ -5,6 +5,7 @@ import { lawChecks } from "./checks/laws.js";
 import { lifecycleChecks } from "./checks/lifecycle.js";
 import { modelChecks } from "./checks/model.js";
 import { raceChecks } from "./checks/races.js";
+import { transferChecks } from "./checks/transfer.js";
 import { validationChecks } from "./checks/validation.js";
 import type { ArtifactServiceConformanceOptions } from "./subject.js";
 
@@ -20,6 +21,7 @@ export function artifactServiceChecks(
     ...raceChecks(options),
     ...deadlineChecks(options),
     ...boundChecks(options),
+    ...transferChecks(options),
   ];
 }
 

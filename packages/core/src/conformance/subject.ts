@@ -1,4 +1,4 @@
-import type { ArtifactService } from "../types.js";
+import type { ArtifactMeta, ArtifactService } from "../types.js";
 
 /** A fresh, isolated service and how to dispose of it. */
 export interface ServiceSubject {
@@ -17,6 +17,12 @@ export interface ArtifactServiceConformanceOptions {
    * reported as skipped with the reason.
    */
   createBounded?: () => Promise<ServiceSubject>;
+  /**
+   * Flips the stored byte at `offset` of this version's data in the adapter's own storage, so
+   * that the transfer checks can prove downloads and ranges detect it. Without it, the
+   * corruption check is reported as skipped.
+   */
+  corruptData?: (service: ArtifactService, meta: ArtifactMeta, offset: number) => Promise<void>;
   /** fast-check runs per property (default 100). */
   numRuns?: number;
   /** fast-check seed, to replay a failure. */

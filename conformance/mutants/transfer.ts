@@ -1,0 +1,32 @@
+import type { DownloadOptions, Scope, UploadOptions } from "@artifact-kit/core";
+import { ForwardingService } from "./forwarding.js";
+
+// Transfer mutants: each breaks one transfer law of the adapter it wraps.
+
+/** Serves every byte range one byte late: the classic off-by-one of a ranged read. */
+export class RangeOffByOne extends ForwardingService {
+  override openDownload(scope: Scope, name: string, options?: DownloadOptions) {
+    const range = options?.range;
+    return super.openDownload(
+      scope,
+      name,
+      range && range.length > 0
+        ? { ...options, range: { ...range, offset: range.offset + 1 } }
+        : options,
+    );
+  }
+}
+
+/** Treats abort() as finish(): an upload its owner gave up on is published anyway. */
+export class AbortPublishes extends ForwardingService {
+  override async openUpload(scope: Scope, name: string, options?: UploadOptions) {
+    const upload = await super.openUpload(scope, name, options);
+    return {
+      write: (chunk: Uint8Array) => upload.write(chunk),
+      finish: () => upload.finish(),
+      abort: async () => {
+        await upload.finish();
+      },
+    };
+  }
+}

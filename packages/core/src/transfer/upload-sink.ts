@@ -1,0 +1,151 @@
+import type { Deadline } from "../deadline.js";
+import { ArtifactError, asArtifactError, invalidArgument } from "../errors.js";
+import type { ParsedUpload, UploadSink } from "../transfer.js";
+import type { ArtifactMeta } from "../types.js";
+import { validateData } from "../validate.js";
+import { BlockDigester, type DataDigest } from "./blocks.js";
+
+/** Where an adapter's upload goes: it stages bytes and publishes them, or throws them away. */
+export interface UploadTarget {
+  /** Stages one chunk (a private copy, already counted and hashed). */
+  write(chunk: Uint8Array): Promise<void>;
+  /**
+   * Publishes what was staged as one new version. Must call `deadline.check()` immediately
+   * before its commit point, as a put does, and leave nothing visible when it fails.
+   */
+  publish(digest: DataDigest, deadline: Deadline): Promise<ArtifactMeta>;
+  /** Removes whatever was staged. Called at most once, never after a successful publish. */
+  discard(): Promise<void>;
+}
+
+type State = "open" | "writing" | "finishing" | "published" | "failed";
+
+/**
+ * The one implementation of an upload's rules over an adapter's target: one write at a
+ * time, every byte hashed (whole and per block), the byte bound, and the deadline. The
+ * request's signal and deadline abort the upload the moment they fire, not at the next
+ * write, so an owner that goes away leaves nothing staged.
+ */
+export function uploadSink(request: ParsedUpload, target: UploadTarget): UploadSink {
+  return new BoundUpload(request, target);
+}
+
+class BoundUpload implements UploadSink {
+  readonly #request: ParsedUpload;
+  readonly #target: UploadTarget;
+  readonly #digester = new BlockDigester();
+  #state: State = "open";
+  #failure: ArtifactError | undefined;
+  /** The write or publish in flight, so a discard never races it. */
+  #busy: Promise<unknown> = Promise.resolve();
+  #discarded: Promise<void> | undefined;
+  readonly #unwatch: () => void;
+
+  constructor(request: ParsedUpload, target: UploadTarget) {
+    this.#request = request;
+    this.#target = target;
+    const signal = request.deadline.toSignal();
+    const onAbort = () => {
+      if (this.#state === "open" || this.#state === "writing") {
+        void this.#fail(request.deadline.failure() ?? abortedError(signal?.reason));
+      }
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.#unwatch = () => signal?.removeEventListener("abort", onAbort);
+    if (signal?.aborted) onAbort();
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    const bytes = validateData(chunk, "chunk");
+    this.#enter("writing");
+    const work = (async () => {
+      this.#request.deadline.check();
+      if (this.#digester.size + bytes.byteLength > this.#request.maxBytes) {
+        throw uploadTooLarge(this.#request);
+      }
+      // A private copy: the caller may reuse its buffer as soon as the write resolves.
+      const copy = new Uint8Array(bytes);
+      this.#digester.update(copy);
+      await this.#target.write(copy);
+    })();
+    this.#busy = work;
+    try {
+      await work;
+    } catch (error) {
+      throw await this.#fail(asArtifactError(error, "upload"));
+    }
+    if (this.#state === "writing") this.#state = "open";
+    else throw this.#failure ?? closedUpload();
+  }
+
+  async finish(): Promise<ArtifactMeta> {
+    this.#enter("finishing");
+    const work = (async () => {
+      this.#request.deadline.check();
+      return this.#target.publish(this.#digester.digest(), this.#request.deadline);
+    })();
+    this.#busy = work;
+    try {
+      const meta = await work;
+      this.#state = "published";
+      this.#unwatch();
+      return meta;
+    } catch (error) {
+      this.#state = "open";
+      throw await this.#fail(asArtifactError(error, "upload"));
+    }
+  }
+
+  async abort(reason?: unknown): Promise<void> {
+    if (this.#state === "finishing") {
+      await this.#busy.catch(() => undefined);
+      return;
+    }
+    if (this.#state === "published") return;
+    await this.#fail(abortedError(reason));
+  }
+
+  #enter(next: "writing" | "finishing"): void {
+    if (this.#state === "failed") throw this.#failure ?? closedUpload();
+    if (this.#state !== "open") {
+      throw invalidArgument(
+        "upload",
+        this.#state === "published"
+          ? "is already published"
+          : "has a write or finish in flight; await it first",
+      );
+    }
+    this.#state = next;
+  }
+
+  /** Fails the upload once, discards what was staged, and returns the failure. */
+  async #fail(error: ArtifactError): Promise<ArtifactError> {
+    if (this.#state !== "failed") {
+      this.#state = "failed";
+      this.#failure = error;
+      this.#unwatch();
+      this.#discarded = this.#busy
+        .catch(() => undefined)
+        .then(() => this.#target.discard())
+        .catch(() => undefined);
+    }
+    await this.#discarded;
+    return this.#failure ?? error;
+  }
+}
+
+function uploadTooLarge(request: ParsedUpload): ArtifactError {
+  return new ArtifactError(
+    "artifact_too_large",
+    `the upload is larger than its bound of ${request.maxBytes} bytes`,
+    { detail: { limit: request.maxBytesLimit, bound: request.maxBytes } },
+  );
+}
+
+function abortedError(reason: unknown): ArtifactError {
+  return new ArtifactError("aborted", "the upload was aborted", { cause: reason });
+}
+
+function closedUpload(): ArtifactError {
+  return invalidArgument("upload", "is no longer open");
+}
