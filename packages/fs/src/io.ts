@@ -38,6 +38,25 @@ export async function readExactly(handle: FileHandle, size: number): Promise<Buf
   return buffer;
 }
 
+/** Pieces of a streamed read, each in a buffer of its own. */
+const READ_PIECE_BYTES = 256 * 1024;
+
+/** Bytes [start, end) of an open file, read on demand in pieces; ends early if the file does. */
+export async function* readFileRange(
+  handle: FileHandle,
+  start: number,
+  end: number,
+): AsyncGenerator<Uint8Array> {
+  let position = start;
+  while (position < end) {
+    const buffer = Buffer.allocUnsafeSlow(Math.min(READ_PIECE_BYTES, end - position));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position);
+    if (bytesRead === 0) return;
+    position += bytesRead;
+    yield buffer.subarray(0, bytesRead);
+  }
+}
+
 /** Creates an empty file exclusively (O_EXCL) and returns it open, for the caller to fsync. */
 export function createExclusive(path: string, mode: number): Promise<FileHandle> {
   return open(path, CREATE_FLAGS, mode);

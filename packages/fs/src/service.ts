@@ -7,14 +7,21 @@ import {
   type ArtifactErrorDetail,
   type ArtifactMeta,
   type ArtifactService,
+  type ArtifactTransfer,
   asArtifactError,
+  blockCount,
   type Capabilities,
+  checkBlockDigests,
   checkMetaReply,
   closedError,
   compareNumbers,
   compareUtf8,
+  type DataDigest,
   type DeleteSelector,
+  type DownloadOptions,
+  type DownloadSource,
   defineCapabilities,
+  digestData,
   type GetOptions,
   indexAfter,
   invalidArgument,
@@ -22,24 +29,34 @@ import {
   type ListVersionsOptions,
   type NamePage,
   notFound,
+  type ParsedGet,
+  type ParsedPut,
+  type ParsedUpload,
   type PutOptions,
   parseDelete,
+  parseDownload,
   parseGet,
   parseListNames,
   parseListVersions,
   parsePut,
   parseScopeRequest,
+  parseUpload,
   quotaLimitCode,
   type RequestOptions,
+  resolveRange,
   type Scope,
   sameScope,
   scopeDigest,
   sha256Hex,
+  type UploadOptions,
+  type UploadSink,
+  uploadSink,
   type VersionPage,
   validateName,
   validateOptionKeys,
   validatePositiveInteger,
   validateScope,
+  verifiedSource,
 } from "@artifact-kit/core";
 import {
   type FsArtifactServiceOptions,
@@ -55,6 +72,7 @@ import {
   openForRead,
   pathExists,
   readExactly,
+  readFileRange,
   removeIfPresent,
   removeQuietly,
   scanDirectory,
@@ -87,8 +105,26 @@ const MAX_SLOT_FILE_BYTES = 16_384;
 /** Slot files read in parallel when listing names from a cold cache. */
 const SLOT_READ_BATCH = 64;
 
+/** Block digests are stored in a version's reservation as concatenated lowercase hex. */
+const BLOCK_DIGEST_CHARS = 64;
+
 type CeilingKind = "scope" | "name" | "version";
 type ReadMode = "meta" | "head" | "full";
+
+/** A data file being published, and what is published with it. */
+interface Staging {
+  readonly scopeDirs: ScopePaths;
+  readonly nameDirs: NamePaths;
+  readonly dataStage: string;
+  readonly request: ParsedPut | ParsedUpload;
+  readonly digest: DataDigest;
+}
+
+interface OpenedVersion {
+  readonly meta: ArtifactMeta;
+  readonly data: { readonly handle: FileHandle; readonly size: number };
+  readonly blocks: readonly string[] | undefined;
+}
 
 interface VersionCounter {
   /** Next version number to try; 0 until the directory has been scanned. */
@@ -154,7 +190,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * Durable artifact service on one directory. Several processes may share a root: they race
  * only on exclusive file creation. See the package README for the protocol and guarantees.
  */
-export class FsArtifactService implements ArtifactService {
+export class FsArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #config: FsConfig;
   readonly #dirs: RootPaths;
   readonly #capabilities: Capabilities;
@@ -178,6 +214,7 @@ export class FsArtifactService implements ArtifactService {
         appliesTo: "global",
         bounds: { maxArtifactBytes, maxScopes, maxNamesPerScope, maxVersionsPerName },
       },
+      transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
     });
   }
 
@@ -239,66 +276,164 @@ export class FsArtifactService implements ArtifactService {
     }
     // A private copy: the caller may change its buffer while the write is in flight.
     const bytes = Buffer.from(request.data);
-    const sha256 = sha256Hex(bytes);
+    const digest = digestData(bytes);
     try {
       const scopeDirs = await this.#ensureScope(request.scope);
       const nameDirs = await this.#ensureName(scopeDirs, request.name);
-      const id = randomUUID();
-      const dataStage = join(scopeDirs.staging, `${id}.d`);
-      const metaStage = join(scopeDirs.staging, `${id}.m`);
-      let placedData: string | undefined;
-      let published = false;
-      try {
-        // The reservation and the payload are independent: write them at the same time.
-        const [staged, written] = await Promise.allSettled([
-          this.#reserve(scopeDirs, nameDirs).then(async ({ version, reservation }) => {
-            try {
-              const meta: ArtifactMeta = Object.freeze({
-                scope: request.scope,
-                name: request.name,
-                version,
-                mimeType: request.mimeType,
-                size,
-                sha256,
-                createdAt: Date.now(),
-                metadata: request.metadata,
-              });
-              const record = JSON.stringify({ format: FORMAT, ...meta });
-              // The reservation is fsynced together with the staged files, before anything
-              // is renamed into place: concurrent fsyncs share journal commits.
-              await Promise.all([
-                reservation.sync(),
-                createDurably(metaStage, record, this.#config.fileMode),
-              ]);
-              return meta;
-            } finally {
-              await reservation.close();
-            }
-          }),
-          createDurably(dataStage, bytes, this.#config.fileMode),
-        ]);
-        if (staged.status === "rejected") throw staged.reason;
-        if (written.status === "rejected") throw written.reason;
-        const meta = staged.value;
-        request.deadline.check();
-        const dataTarget = versionFile(nameDirs.dir, meta.version, "d");
-        await rename(dataStage, dataTarget);
-        placedData = dataTarget;
-        await syncDirectory(nameDirs.dir);
-        request.deadline.check();
-        await rename(metaStage, versionFile(nameDirs.dir, meta.version, "m"));
-        published = true;
-        await syncDirectory(nameDirs.dir);
-        return meta;
-      } finally {
-        if (!published) {
-          // The version stays reserved (burned); nothing of this request stays visible.
-          await removeQuietly(placedData ?? dataStage);
-          await removeQuietly(metaStage);
-        }
-      }
+      const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
+      return await this.#publish(
+        { scopeDirs, nameDirs, dataStage, request, digest },
+        createDurably(dataStage, bytes, this.#config.fileMode),
+      );
     } catch (error) {
       throw asArtifactError(error, "put");
+    }
+  }
+
+  /**
+   * Streams into a staging file while hashing, then publishes it with the put protocol:
+   * the same reservation, fsyncs and renames. Nothing is visible before `finish()`.
+   */
+  async openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
+    this.#ensureOpen();
+    const request = parseUpload(scope, name, options, this.#config.maxArtifactBytes);
+    request.deadline.check();
+    try {
+      const scopeDirs = await this.#ensureScope(request.scope);
+      const nameDirs = await this.#ensureName(scopeDirs, request.name);
+      const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
+      const handle = await createExclusive(dataStage, this.#config.fileMode);
+      let closed = false;
+      const close = async () => {
+        if (closed) return;
+        closed = true;
+        await handle.close();
+      };
+      return uploadSink(request, {
+        write: async (chunk) => {
+          this.#ensureOpen();
+          let at = 0;
+          while (at < chunk.byteLength) {
+            at += (await handle.write(chunk, at, chunk.byteLength - at)).bytesWritten;
+          }
+        },
+        publish: async (digest, deadline) => {
+          this.#ensureOpen();
+          const synced = handle.sync().then(close);
+          try {
+            return await this.#publish(
+              { scopeDirs, nameDirs, dataStage, request, digest },
+              synced,
+              deadline,
+            );
+          } catch (error) {
+            throw asArtifactError(error, "upload");
+          }
+        },
+        discard: async () => {
+          await close().catch(() => undefined);
+          await removeQuietly(dataStage);
+        },
+      });
+    } catch (error) {
+      throw asArtifactError(error, "upload");
+    }
+  }
+
+  /**
+   * Serves a version (or a range of it) from its data file, one verified block at a time;
+   * the block digests are read from the version's reservation.
+   */
+  async openDownload(
+    scope: Scope,
+    name: string,
+    options?: DownloadOptions,
+  ): Promise<DownloadSource> {
+    this.#ensureOpen();
+    const request = parseDownload(scope, name, options);
+    request.deadline.check();
+    try {
+      const { meta, data, blocks } = await this.#resolve(request, (dir, version) =>
+        this.#openVersion(request.scope, request.name, dir, version, true),
+      );
+      try {
+        const range = resolveRange(request.range, meta.size);
+        return verifiedSource({
+          meta,
+          blocks: blocks ?? [],
+          range,
+          deadline: request.deadline,
+          read: (start, end) => readFileRange(data.handle, start, end),
+          close: () => data.handle.close(),
+        });
+      } catch (error) {
+        await data.handle.close();
+        throw error;
+      }
+    } catch (error) {
+      throw asArtifactError(error, "download");
+    }
+  }
+
+  /**
+   * The put protocol after the data is being staged: reserve the next version (recording the
+   * block digests in the reservation), stage the metadata record, fsync all of it, then
+   * rename the data and finally the metadata into place: the publication point.
+   */
+  async #publish(staging: Staging, staged: Promise<void>, deadline = staging.request.deadline) {
+    const { scopeDirs, nameDirs, dataStage, request, digest } = staging;
+    const metaStage = join(scopeDirs.staging, `${randomUUID()}.m`);
+    let placedData: string | undefined;
+    let published = false;
+    try {
+      // The reservation and the payload are independent: write them at the same time.
+      const [reserved, written] = await Promise.allSettled([
+        this.#reserve(scopeDirs, nameDirs).then(async ({ version, reservation }) => {
+          try {
+            const meta: ArtifactMeta = Object.freeze({
+              scope: request.scope,
+              name: request.name,
+              version,
+              mimeType: request.mimeType,
+              size: digest.size,
+              sha256: digest.sha256,
+              createdAt: Date.now(),
+              metadata: request.metadata,
+            });
+            const record = JSON.stringify({ format: FORMAT, ...meta });
+            await reservation.writeFile(digest.blocks.join(""));
+            // The reservation is fsynced together with the staged files, before anything
+            // is renamed into place: concurrent fsyncs share journal commits.
+            await Promise.all([
+              reservation.sync(),
+              createDurably(metaStage, record, this.#config.fileMode),
+            ]);
+            return meta;
+          } finally {
+            await reservation.close();
+          }
+        }),
+        staged,
+      ]);
+      if (reserved.status === "rejected") throw reserved.reason;
+      if (written.status === "rejected") throw written.reason;
+      const meta = reserved.value;
+      deadline.check();
+      const dataTarget = versionFile(nameDirs.dir, meta.version, "d");
+      await rename(dataStage, dataTarget);
+      placedData = dataTarget;
+      await syncDirectory(nameDirs.dir);
+      deadline.check();
+      await rename(metaStage, versionFile(nameDirs.dir, meta.version, "m"));
+      published = true;
+      await syncDirectory(nameDirs.dir);
+      return meta;
+    } finally {
+      if (!published) {
+        // The version stays reserved (burned); nothing of this request stays visible.
+        await removeQuietly(placedData ?? dataStage);
+        await removeQuietly(metaStage);
+      }
     }
   }
 
@@ -776,22 +911,30 @@ export class FsArtifactService implements ArtifactService {
     const request = parseGet(scope, name, options);
     request.deadline.check();
     try {
-      const dir = this.#nameDir(request.scope, request.name);
-      const candidates =
-        request.version === "latest"
-          ? (await this.#liveVersions(dir)).reverse()
-          : [request.version];
-      // A candidate deleted by another process since the listing is skipped; a corrupt one
-      // fails the call, never falls back to an older version.
-      for (const version of candidates) {
-        request.deadline.check();
-        const found = await this.#readVersion(request.scope, request.name, dir, version, mode);
-        if (found) return found;
-      }
-      throw notFound(`artifact "${request.name}" version ${request.version}`);
+      return await this.#resolve(request, (dir, version) =>
+        this.#readVersion(request.scope, request.name, dir, version, mode),
+      );
     } catch (error) {
       throw asArtifactError(error, mode === "full" ? "get" : "head");
     }
+  }
+
+  /** Reads the requested version, or for "latest" the highest one still published. */
+  async #resolve<T>(
+    request: ParsedGet,
+    read: (dir: string, version: number) => Promise<T | undefined>,
+  ): Promise<T> {
+    const dir = this.#nameDir(request.scope, request.name);
+    const candidates =
+      request.version === "latest" ? (await this.#liveVersions(dir)).reverse() : [request.version];
+    // A candidate deleted by another process since the listing is skipped; a corrupt one
+    // fails the call, never falls back to an older version.
+    for (const version of candidates) {
+      request.deadline.check();
+      const found = await read(dir, version);
+      if (found) return found;
+    }
+    throw notFound(`artifact "${request.name}" version ${request.version}`);
   }
 
   /**
@@ -805,23 +948,61 @@ export class FsArtifactService implements ArtifactService {
     version: number,
     mode: ReadMode,
   ): Promise<ArtifactMeta | undefined> {
-    const detail = { version };
-    const metaPath = versionFile(dir, version, "m");
+    if (mode === "meta") return this.#readMeta(scope, name, dir, version);
+    const opened = await this.#openVersion(scope, name, dir, version, false);
+    if (!opened) return undefined;
+    const { meta, data } = opened;
+    try {
+      if (mode === "head") return meta;
+      const bytes = await readExactly(data.handle, data.size);
+      if (!bytes) throw corrupt("the data file shrank while it was read", { version });
+      if (sha256Hex(bytes) !== meta.sha256) {
+        throw corrupt("the data does not match its SHA-256", { version });
+      }
+      const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      return Object.freeze({ ...meta, data: view });
+    } finally {
+      await data.handle.close();
+    }
+  }
+
+  async #readMeta(
+    scope: Scope,
+    name: string,
+    dir: string,
+    version: number,
+  ): Promise<ArtifactMeta | undefined> {
     const metaBytes = await this.#readSmallFile(
-      metaPath,
+      versionFile(dir, version, "m"),
       MAX_METADATA_FILE_BYTES,
       "the metadata file",
-      detail,
+      { version },
     );
-    if (metaBytes === undefined) return undefined;
-    const meta = this.#decodeMeta(metaBytes, scope, name, version);
-    if (mode === "meta") return meta;
+    return metaBytes === undefined ? undefined : this.#decodeMeta(metaBytes, scope, name, version);
+  }
 
+  /**
+   * Opens a published version's data file, checked against its metadata's size, and with
+   * `withBlocks` its block digests; the caller closes the handle. Undefined when the version
+   * is not (or no longer) published.
+   */
+  async #openVersion(
+    scope: Scope,
+    name: string,
+    dir: string,
+    version: number,
+    withBlocks: boolean,
+  ): Promise<OpenedVersion | undefined> {
+    const detail = { version };
+    const meta = await this.#readMeta(scope, name, dir, version);
+    if (!meta) return undefined;
     const data = await this.#openChecked(versionFile(dir, version, "d"), "the data file", detail);
     if (!data) {
       // delete() removes the metadata before the data: if the metadata is gone too, the
       // version was deleted under us; if not, its data is missing.
-      if (await pathExists(metaPath)) throw corrupt("the data file is missing", detail);
+      if (await pathExists(versionFile(dir, version, "m"))) {
+        throw corrupt("the data file is missing", detail);
+      }
       return undefined;
     }
     try {
@@ -831,17 +1012,34 @@ export class FsArtifactService implements ArtifactService {
           detail,
         );
       }
-      if (mode === "head") return meta;
-      const bytes = await readExactly(data.handle, data.size);
-      if (!bytes) throw corrupt("the data file shrank while it was read", detail);
-      if (sha256Hex(bytes) !== meta.sha256) {
-        throw corrupt("the data does not match its SHA-256", detail);
-      }
-      const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      return Object.freeze({ ...meta, data: view });
-    } finally {
+      const blocks = withBlocks ? await this.#readBlocks(dir, meta) : undefined;
+      return { meta, data, blocks };
+    } catch (error) {
       await data.handle.close();
+      throw error;
     }
+  }
+
+  /** The block digests recorded in a version's reservation, checked against its size. */
+  async #readBlocks(dir: string, meta: ArtifactMeta): Promise<readonly string[]> {
+    const detail = { version: meta.version };
+    const expected = blockCount(meta.size) * BLOCK_DIGEST_CHARS;
+    const bytes = await this.#readSmallFile(
+      versionFile(dir, meta.version, "r"),
+      expected,
+      "the version reservation",
+      detail,
+    );
+    const text = bytes?.toString("latin1");
+    const digests =
+      text?.length === expected
+        ? Array.from({ length: blockCount(meta.size) }, (_, i) =>
+            text.slice(i * BLOCK_DIGEST_CHARS, (i + 1) * BLOCK_DIGEST_CHARS),
+          )
+        : undefined;
+    const blocks = checkBlockDigests(digests, meta.size);
+    if (!blocks) throw corrupt("the reservation holds no valid block digests", detail);
+    return blocks;
   }
 
   #decodeMeta(bytes: Buffer, scope: Scope, name: string, version: number): ArtifactMeta {

@@ -1,7 +1,8 @@
+import { open } from "node:fs/promises";
 import type { ArtifactService } from "@artifact-kit/core";
 import { describeArtifactService } from "@artifact-kit/core/conformance";
 import { afterAll } from "vitest";
-import { FsArtifactService } from "../src/index.js";
+import { FsArtifactService, fsArtifactPaths } from "../src/index.js";
 import { tempService } from "./helpers.js";
 
 // Every subject lives in its own directory under os.tmpdir(); cleanup removes it.
@@ -27,5 +28,21 @@ describeArtifactService("fs", {
   // Small enough for the kit to drive every ceiling, page and list limit to its edge.
   createBounded: () =>
     subject({ maxScanEntries: 12, maxArtifactBytes: 4096, maxPageLimit: 3, legacyListLimit: 4 }),
+  // Flips one byte of the data file in place, as disk corruption would.
+  corruptData: async (service, meta, offset) => {
+    const { root } = service as FsArtifactService;
+    const handle = await open(
+      fsArtifactPaths(root, meta.scope, meta.name, meta.version).data,
+      "r+",
+    );
+    try {
+      const byte = Buffer.alloc(1);
+      await handle.read(byte, 0, 1, offset);
+      byte[0] = (byte[0] ?? 0) ^ 0xff;
+      await handle.write(byte, 0, 1, offset);
+    } finally {
+      await handle.close();
+    }
+  },
   numRuns: 100,
 });

@@ -17,6 +17,8 @@ export interface VerifiedSourceInput {
    * with block-aligned bounds; the source returns the iterator early when it stops.
    */
   readonly read: (start: number, end: number) => AsyncIterable<Uint8Array>;
+  /** Releases what the download holds (an open file); called once, when it ends or stops. */
+  readonly close?: () => Promise<void>;
 }
 
 /**
@@ -39,6 +41,7 @@ class VerifiedSource implements DownloadSource {
   /** Bytes read past the block being assembled. */
   #carry: Uint8Array = new Uint8Array(0);
   #done: boolean;
+  #close: (() => Promise<void>) | undefined;
 
   constructor(input: VerifiedSourceInput) {
     this.meta = input.meta;
@@ -48,10 +51,14 @@ class VerifiedSource implements DownloadSource {
     this.#nextBlock = Math.floor(this.offset / TRANSFER_BLOCK_BYTES);
     this.#endBlock = Math.ceil((this.offset + this.length) / TRANSFER_BLOCK_BYTES);
     this.#done = this.length === 0;
+    this.#close = input.close;
   }
 
   async read(): Promise<Uint8Array | undefined> {
-    if (this.#done) return undefined;
+    if (this.#done) {
+      await this.cancel();
+      return undefined;
+    }
     try {
       this.#input.deadline.check();
       const index = this.#nextBlock;
@@ -82,7 +89,13 @@ class VerifiedSource implements DownloadSource {
     this.#carry = new Uint8Array(0);
     const pieces = this.#pieces;
     this.#pieces = undefined;
-    await pieces?.return?.();
+    const close = this.#close;
+    this.#close = undefined;
+    try {
+      await pieces?.return?.();
+    } finally {
+      await close?.();
+    }
   }
 
   /** The next `size` stored bytes, in a buffer of their own. */
