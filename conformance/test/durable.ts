@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { ArtifactService } from "@artifact-kit/core";
 import type { ArtifactServiceConformanceOptions } from "@artifact-kit/core/conformance";
 import { FsArtifactService } from "@artifact-kit/fs";
-import { GcsArtifactService } from "@artifact-kit/gcs";
+import { GcsArtifactService, type GcsArtifactServiceBounds as GcsBounds } from "@artifact-kit/gcs";
 import type { Bucket } from "@google-cloud/storage";
 import { inject } from "vitest";
 
@@ -15,17 +15,28 @@ declare module "vitest" {
   }
 }
 
-type Subjects = Pick<ArtifactServiceConformanceOptions, "create" | "reopen">;
+type Subjects = Pick<ArtifactServiceConformanceOptions, "create" | "reopen" | "createBounded">;
 
-/** fs: a fresh root per subject; reopen is a new service on the same root. */
+type FsBounds = Omit<Parameters<typeof FsArtifactService.open>[0], "root">;
+
+/** A fresh root per subject. */
+const fsSubject = (bounds: FsBounds) => async () => {
+  const root = await mkdtemp(join(tmpdir(), "matrix-fs-"));
+  return {
+    service: await FsArtifactService.open({ root, ...bounds }),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+};
+
+/** fs: reopen is a new service on the same root; the bounded one has tiny ceilings. */
 export const fsSubjects: Subjects = {
-  create: async () => {
-    const root = await mkdtemp(join(tmpdir(), "matrix-fs-"));
-    return {
-      service: await FsArtifactService.open({ root }),
-      cleanup: () => rm(root, { recursive: true, force: true }),
-    };
-  },
+  create: fsSubject({}),
+  createBounded: fsSubject({
+    maxScanEntries: 12,
+    maxArtifactBytes: 4096,
+    maxPageLimit: 3,
+    legacyListLimit: 4,
+  }),
   reopen: async (old) => FsArtifactService.open({ root: (old as FsArtifactService).root }),
 };
 
@@ -45,27 +56,27 @@ export const storageClient = onNode22OrLater
  * same bucket, as another host would be.
  */
 export function gcsSubjects(): Subjects {
-  const openOn = (bucketName: string): ArtifactService => {
+  const placements = new WeakMap<ArtifactService, { bucketName: string; bounds: GcsBounds }>();
+  const open = (bucketName: string, bounds: GcsBounds) => {
     const storage = new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
     // Both client majors are structurally one Bucket; the adapter is typed against 7.22's.
-    return new GcsArtifactService({ bucket: storage.bucket(bucketName) as unknown as Bucket });
-  };
-  const buckets = new WeakMap<ArtifactService, string>();
-  const open = (bucketName: string) => {
-    const service = openOn(bucketName);
-    buckets.set(service, bucketName);
+    const bucket = storage.bucket(bucketName) as unknown as Bucket;
+    const service = new GcsArtifactService({ bucket, ...bounds });
+    placements.set(service, { bucketName, bounds });
     return service;
   };
+  const subject = (bounds: GcsBounds) => async () => {
+    const storage = new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
+    const [bucket] = await storage.createBucket(`matrix-${randomUUID()}`);
+    return { service: open(bucket.name, bounds) };
+  };
   return {
-    create: async () => {
-      const storage = new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
-      const [bucket] = await storage.createBucket(`matrix-${randomUUID()}`);
-      return { service: open(bucket.name) };
-    },
+    create: subject({}),
+    createBounded: subject({ maxArtifactBytes: 64, maxPageLimit: 3, legacyListLimit: 5 }),
     reopen: async (old) => {
-      const bucketName = buckets.get(old);
-      if (!bucketName) throw new Error("reopen of a service the matrix did not create");
-      return open(bucketName);
+      const placement = placements.get(old);
+      if (!placement) throw new Error("reopen of a service the matrix did not create");
+      return open(placement.bucketName, placement.bounds);
     },
   };
 }
