@@ -23,7 +23,7 @@ const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
 const options: RunOptions = {
   timeMs: positiveInteger(values["time-ms"], "--time-ms"),
   warmupMs: positiveInteger(values["warmup-ms"], "--warmup-ms"),
-  minSamples: 8,
+  minSamples: 5,
   rounds: positiveInteger(values.rounds, "--rounds"),
 };
 

@@ -18,16 +18,19 @@ export interface RunOptions extends MeasureOptions {
 /** Measures every cell of a suite in one process and returns its table. */
 export async function runSuite(suite: Suite, options: RunOptions): Promise<string> {
   const idOf = (rowIndex: number, column: string) => `${suite.title} #${rowIndex} ${column}`;
-  const workloads: NamedWorkload[] = suite.rows.flatMap((row, rowIndex) =>
-    suite.columns.flatMap((column) => {
-      const workload = row.workloads[column.id];
-      return workload ? [{ id: idOf(rowIndex, column.id), workload, batch: row.batch }] : [];
-    }),
-  );
+  // Each pass starts each row at another column, so that no column always runs right after
+  // another row's allocations or always first after them.
+  const workloadsOfPass = (pass: number): NamedWorkload[] =>
+    suite.rows.flatMap((row, rowIndex) =>
+      rotate(suite.columns, pass).flatMap((column) => {
+        const workload = row.workloads[column.id];
+        return workload ? [{ id: idOf(rowIndex, column.id), workload, batch: row.batch }] : [];
+      }),
+    );
   try {
     const passes: Map<string, Measurement>[] = [];
     for (let round = 0; round < options.rounds; round += 1) {
-      passes.push(await measureAll(workloads, options));
+      passes.push(await measureAll(workloadsOfPass(round), options));
     }
     return formatTable(suite, (row, column) =>
       medianPass(passes, idOf(suite.rows.indexOf(row), column)),
@@ -41,4 +44,9 @@ function medianPass(passes: Map<string, Measurement>[], id: string): Measurement
   const measured = passes.flatMap((pass) => pass.get(id) ?? []);
   measured.sort((a, b) => a.meanMs - b.meanMs);
   return measured[Math.floor(measured.length / 2)];
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const start = by % Math.max(items.length, 1);
+  return [...items.slice(start), ...items.slice(0, start)];
 }
