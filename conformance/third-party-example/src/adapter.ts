@@ -4,6 +4,7 @@ import {
   type ArtifactMeta,
   type ArtifactService,
   type Capabilities,
+  checkArtifactSize,
   closedError,
   compareNumbers,
   compareUtf8,
@@ -67,11 +68,7 @@ export class ExampleMapService implements ArtifactService {
   ): Promise<ArtifactMeta> {
     this.#open();
     const request = parsePut(scope, name, data, options);
-    if (request.data.byteLength > this.#maxArtifactBytes) {
-      throw new ArtifactError("artifact_too_large", "artifact exceeds maxArtifactBytes", {
-        detail: { limit: "max_artifact_bytes", bound: this.#maxArtifactBytes },
-      });
-    }
+    checkArtifactSize(request.data.byteLength, this.#maxArtifactBytes);
     const bytes = new Uint8Array(request.data);
     const names = this.#names(request.scope, true);
     const stored = names.get(request.name) ?? { highWater: 0, live: [] };

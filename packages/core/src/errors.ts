@@ -62,6 +62,19 @@ export function quotaExceeded(limit: string, bound: number, message: string): Ar
   return new ArtifactError("quota_exceeded", message, { detail: { limit, bound } });
 }
 
+/** Throws artifact_too_large when `size` exceeds the adapter's `maxArtifactBytes`. */
+export function checkArtifactSize(size: number, maxArtifactBytes: number): void {
+  if (size > maxArtifactBytes) {
+    throw new ArtifactError(
+      "artifact_too_large",
+      `artifact of ${size} bytes exceeds maxArtifactBytes`,
+      {
+        detail: { limit: "max_artifact_bytes", bound: maxArtifactBytes },
+      },
+    );
+  }
+}
+
 /** Wraps a backend failure that is not already an ArtifactError as `unavailable`. */
 export function asArtifactError(error: unknown, operation: string): ArtifactError {
   if (error instanceof ArtifactError) return error;

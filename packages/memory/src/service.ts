@@ -5,6 +5,7 @@ import {
   type ArtifactService,
   type ArtifactTransfer,
   type Capabilities,
+  checkArtifactSize,
   closedError,
   compareNumbers,
   compareUtf8,
@@ -121,18 +122,7 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     const request = parsePut(scope, name, data, options);
     request.deadline.check();
     const size = request.data.byteLength;
-    if (size > this.#config.maxArtifactBytes) {
-      throw new ArtifactError(
-        "artifact_too_large",
-        `artifact of ${size} bytes exceeds maxArtifactBytes`,
-        {
-          detail: {
-            limit: quotaLimitCode("maxArtifactBytes"),
-            bound: this.#config.maxArtifactBytes,
-          },
-        },
-      );
-    }
+    checkArtifactSize(size, this.#config.maxArtifactBytes);
     this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), size);
     const stored = new Uint8Array(request.data);
     const digest = digestData(stored);
