@@ -1,0 +1,61 @@
+import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FsArtifactService } from "@artifact-kit/fs";
+import {
+  type BaseArtifactService,
+  InMemoryArtifactService,
+  LogLevel,
+  setLogLevel,
+} from "@google/adk";
+import { afterAll } from "vitest";
+import { toAdkArtifactService } from "../../src/index.js";
+
+// ADK logs a warning for every missing version it is asked for; the tests ask on purpose.
+setLogLevel(LogLevel.ERROR);
+
+const roots = new Set<string>();
+afterAll(async () => {
+  await Promise.all([...roots].map((root) => rm(root, { recursive: true, force: true })));
+});
+
+/** A fresh directory under the OS temp dir, removed after the file's tests. */
+export async function tempRoot(): Promise<string> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), "artifact-kit-adk-")));
+  roots.add(root);
+  return root;
+}
+
+export interface BridgedFs {
+  readonly adk: BaseArtifactService;
+  readonly service: FsArtifactService;
+  readonly root: string;
+}
+
+/** Our fs adapter on a fresh root, seen through the bridge; closed with `service.close()`. */
+export async function bridgedFs(root?: string): Promise<BridgedFs> {
+  const dir = root ?? (await tempRoot());
+  const service = await FsArtifactService.open({ root: dir });
+  return { adk: toAdkArtifactService(service), service, root: dir };
+}
+
+/** A BaseArtifactService under test and how to release it. */
+export interface Subject {
+  readonly adk: BaseArtifactService;
+  readonly close: () => Promise<void>;
+}
+
+/** The two services every shared test runs against. */
+export const SUBJECTS: ReadonlyArray<readonly [string, () => Promise<Subject>]> = [
+  [
+    "artifact-kit fs through the bridge",
+    async () => {
+      const { adk, service } = await bridgedFs();
+      return { adk, close: () => service.close() };
+    },
+  ],
+  [
+    "ADK's InMemoryArtifactService",
+    async () => ({ adk: new InMemoryArtifactService(), close: async () => {} }),
+  ],
+];
