@@ -24,9 +24,21 @@ const OLDEST_TYPESCRIPT_FOR_GCS = "5.7.3";
 const ALL_NODES = ["20", "22", "24"];
 /**
  * Peers a user installs beside a package, and the Node versions each set is proven on:
- * @google-cloud/storage 8 needs Node 22, so 7.22 is the one proven on Node 20.
+ * @google-cloud/storage 8 needs Node 22, so 7.22 is the one proven on Node 20. A peer named
+ * "workspace" is a sibling artifact-kit package, installed from its tarball.
  */
 const VARIANTS = {
+  adk: [
+    {
+      label: "@google/adk 2 and the memory adapter",
+      peers: { "@google/adk": "^2.0.0", "@artifact-kit/memory": "workspace" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
+      // @google/adk's own declarations import its optional peers (express, MCP, OpenAPI
+      // types, ...), so no project that does not install them all can check them.
+      skipLibCheck: true,
+    },
+  ],
   gcs: [
     {
       label: "storage 7.22",
@@ -130,7 +142,7 @@ const TSCONFIG = {
 };
 
 /** Installs the package from its tarball beside `peers` and compiles its smoke program. */
-function prepareProject(project, dir, manifest, { peers, oldestTypeScript }) {
+function prepareProject(project, dir, manifest, { peers, oldestTypeScript, skipLibCheck }) {
   mkdirSync(join(project, "src"), { recursive: true });
   writeFileSync(
     join(project, "package.json"),
@@ -138,7 +150,15 @@ function prepareProject(project, dir, manifest, { peers, oldestTypeScript }) {
       name: `smoke-${dir}`,
       private: true,
       type: "module",
-      dependencies: { [manifest.name]: fileSpec(manifest.name), ...peers },
+      dependencies: {
+        [manifest.name]: fileSpec(manifest.name),
+        ...Object.fromEntries(
+          Object.entries(peers).map(([name, range]) => [
+            name,
+            range === "workspace" ? fileSpec(name) : range,
+          ]),
+        ),
+      },
       devDependencies: {
         "@types/node": "20.19.43",
         typescript: "7.0.2",
@@ -147,7 +167,10 @@ function prepareProject(project, dir, manifest, { peers, oldestTypeScript }) {
       overrides: artifactKitOverrides(manifest.name),
     }),
   );
-  writeFileSync(join(project, "tsconfig.json"), JSON.stringify(TSCONFIG));
+  const tsconfig = skipLibCheck
+    ? { ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, skipLibCheck } }
+    : TSCONFIG;
+  writeFileSync(join(project, "tsconfig.json"), JSON.stringify(tsconfig));
   return (
     step("smoke program exists", () =>
       cpSync(join(root, "scripts/smoke", `${dir}.ts`), join(project, "src/smoke.ts")),

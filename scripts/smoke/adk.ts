@@ -1,0 +1,32 @@
+import { toAdkArtifactService } from "@artifact-kit/adk";
+import { MemoryArtifactService } from "@artifact-kit/memory";
+import { type BaseArtifactService, InMemorySessionService, LlmAgent, Runner } from "@google/adk";
+
+const service = new MemoryArtifactService();
+// Type-checked against the ADK installed here, as ADK's interface and as a Runner's service.
+const artifactService: BaseArtifactService = toAdkArtifactService(service);
+const agent = new LlmAgent({ name: "smoke_agent", model: "gemini-2.5-flash" });
+new Runner({
+  appName: "smoke",
+  agent,
+  sessionService: new InMemorySessionService(),
+  artifactService,
+});
+
+const key = { appName: "smoke", userId: "u", sessionId: "s" };
+const hello = { ...key, filename: "hello.txt" };
+const first = await artifactService.saveArtifact({ ...hello, artifact: { text: "hello" } });
+await artifactService.saveArtifact({
+  ...key,
+  filename: "user:prefs.json",
+  artifact: { inlineData: { data: btoa("{}"), mimeType: "application/json" } },
+});
+await artifactService.deleteArtifact(hello);
+const again = await artifactService.saveArtifact({ ...hello, artifact: { text: "hello again" } });
+const loaded = await artifactService.loadArtifact(hello);
+if (loaded?.text !== "hello again") throw new Error("round trip failed");
+if (again <= first) throw new Error(`version ${again} reused after delete`);
+const keys = await artifactService.listArtifactKeys(key);
+if (keys.join() !== "hello.txt,user:prefs.json") throw new Error(`unexpected keys ${keys}`);
+await service.close();
+console.log(`adk: saved v${first}, deleted, saved v${again}; keys ${keys.join(", ")}`);
