@@ -2,6 +2,7 @@ import {
   type Artifact,
   type ArtifactMeta,
   type ArtifactService,
+  allNames,
   type Capabilities,
   compareUtf8,
   type GetOptions,
@@ -123,15 +124,8 @@ export class QuotaOffByOne extends ForwardingService {
 
 /** Reads every name and pages through them itself. */
 abstract class RepagingService extends ForwardingService {
-  protected async allNames(scope: Scope): Promise<string[]> {
-    const names: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.inner.listNames(scope, cursor === undefined ? {} : { cursor });
-      names.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return names;
+  protected allNames(scope: Scope): Promise<string[]> {
+    return allNames(this.inner, scope);
   }
 
   protected page(

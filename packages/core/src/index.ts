@@ -19,6 +19,7 @@ export {
   pageAfter,
   resolvePageLimit,
 } from "./order.js";
+export { allNames, allVersions } from "./pages.js";
 export {
   checkArtifactReply,
   checkMetaReply,

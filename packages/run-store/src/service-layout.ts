@@ -1,7 +1,6 @@
 import {
   ArtifactError,
   type ArtifactMeta,
-  type ArtifactService,
   type Scope,
 } from "@artifact-kit/core";
 
@@ -63,16 +62,4 @@ export function fileRecordOf(meta: ArtifactMeta): FileRecord {
     );
   }
   return { stepId, order, encoding };
-}
-
-/** Every live name of a scope, page by page. */
-export async function listAllNames(service: ArtifactService, scope: Scope): Promise<string[]> {
-  const names: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await service.listNames(scope, cursor === undefined ? {} : { cursor });
-    names.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return names;
 }

@@ -1,5 +1,6 @@
 import {
   type ArtifactService,
+  allNames,
   asArtifactError,
   isArtifactError,
   MAX_SCOPE_ID_BYTES,
@@ -18,7 +19,6 @@ import {
   type Encoding,
   type FileRecord,
   fileRecordOf,
-  listAllNames,
   MIME_TYPES,
   markerName,
   registryScope,
@@ -191,11 +191,11 @@ export class ArtifactServiceRunStore implements RunStore {
   async #load(): Promise<Map<string, RunIndex>> {
     const runs = new Map<string, RunIndex>();
     let totalBytes = 0;
-    for (const marker of await listAllNames(this.#service, this.#registry())) {
+    for (const marker of await allNames(this.#service, this.#registry())) {
       const runId = runIdOfMarker(marker);
       const scope = this.#runScope(runId);
       const metas = await Promise.all(
-        (await listAllNames(this.#service, scope)).map((path) => this.#service.head(scope, path)),
+        (await allNames(this.#service, scope)).map((path) => this.#service.head(scope, path)),
       );
       if (metas.length === 0) {
         await this.#deleteAll(this.#registry(), marker);
