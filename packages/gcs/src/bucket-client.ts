@@ -1,4 +1,5 @@
-import { asArtifactError, type Deadline } from "@artifact-kit/core";
+import type { Writable } from "node:stream";
+import { asArtifactError, type Deadline, notFound } from "@artifact-kit/core";
 import type { Bucket } from "@google-cloud/storage";
 import pLimit, { type LimitFunction } from "p-limit";
 import { raceDeadline } from "./deadline-race.js";
@@ -106,6 +107,66 @@ export class BucketClient {
       };
     };
     return this.#run(deadline, `list ${request.prefix}`, list, true);
+  }
+
+  /**
+   * A resumable, create-only upload of a new object, fed by the caller. Not counted against
+   * maxConcurrency: it lasts as long as the transfer that feeds it.
+   */
+  openUpload(name: string): Writable {
+    return this.#bucket.file(name).createWriteStream({
+      resumable: true,
+      contentType: "application/octet-stream",
+      preconditionOpts: { ifGenerationMatch: 0 },
+    });
+  }
+
+  /** Concatenates `sources` into `destination`, server-side. */
+  async compose(
+    deadline: Deadline,
+    sources: readonly string[],
+    destination: string,
+  ): Promise<void> {
+    const compose = async () => {
+      const files = sources.map((name) => this.#bucket.file(name));
+      await this.#bucket.combine(files, this.#bucket.file(destination));
+    };
+    return this.#run(deadline, `compose ${destination}`, compose, true);
+  }
+
+  /** Copies `source` to a new object only if none has its name (ifGenerationMatch: 0). */
+  async copyCreateOnly(
+    deadline: Deadline,
+    source: string,
+    request: Omit<CreateRequest, "body">,
+  ): Promise<"created" | "exists"> {
+    const copy = () =>
+      this.#bucket
+        .file(source)
+        .copy(this.#bucket.file(request.name), {
+          contentType: "application/octet-stream",
+          metadata: request.customMetadata,
+          preconditionOpts: { ifGenerationMatch: 0 },
+        })
+        .then(() => "created" as const, whenStatus(412, "exists" as const));
+    return this.#run(deadline, `copy to ${request.name}`, copy, false);
+  }
+
+  /** Bytes [start, end] inclusive of an object, streamed; not counted against maxConcurrency. */
+  async *readRange(name: string, start: number, end: number): AsyncGenerator<Uint8Array> {
+    try {
+      yield* this.#bucket.file(name).createReadStream({ start, end, validation: false });
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === 404) throw notFound(`object ${name}`);
+      throw asArtifactError(error, `GCS read ${name}`);
+    }
+  }
+
+  /** Best-effort removal of an object this adapter staged; never throws. */
+  async removeQuietly(name: string): Promise<void> {
+    await this.#limit(() => this.#bucket.file(name).delete({ ignoreNotFound: true })).catch(
+      () => undefined,
+    );
   }
 
   /** Deletes that generation, awaited like a publish; false when it is already gone. */

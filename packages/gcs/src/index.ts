@@ -4,4 +4,4 @@ export {
   type GcsArtifactServiceOptions,
   MAX_PREFIX_BYTES,
 } from "./config.js";
-export { type ArtifactRange, GcsArtifactService, type GetRangeOptions } from "./service.js";
+export { GcsArtifactService } from "./service.js";

@@ -18,6 +18,7 @@ function parsePadded(text: string): number | undefined {
  *
  *   <prefix>s/<sha256 of scope>/n/<name key>/<version, zero-padded>  published artifacts
  *   <prefix>s/<sha256 of scope>/a/<name key>/<MAX_SAFE - version>    allocations, permanent
+ *   <prefix>u/<random upload id>/<data | header | composed>        uploads in progress
  *
  * Allocation numbers are inverted so that the first listed is the high-water mark.
  */
@@ -59,6 +60,11 @@ export class ObjectLayout {
     if (!objectName.startsWith(allocationsPrefix)) return undefined;
     const inverted = parsePadded(objectName.slice(allocationsPrefix.length));
     return inverted === undefined ? undefined : Number.MAX_SAFE_INTEGER - inverted;
+  }
+
+  /** Objects of one upload in progress (data, header, composed); removed when it ends. */
+  uploadObject(uploadId: string, part: "data" | "header" | "composed"): string {
+    return `${this.#prefix}u/${uploadId}/${part}`;
   }
 
   #scopeRoot(scope: Scope): string {

@@ -2,6 +2,7 @@ import {
   type Artifact,
   ArtifactError,
   type ArtifactMeta,
+  checkBlockDigests,
   type Scope,
   sameScope,
   sha256Hex,
@@ -21,6 +22,11 @@ const NEWLINE = 0x0a;
 export interface Manifest extends ArtifactMeta {
   /** Identifies the put that wrote the object, so a retried write can recognise itself. */
   readonly requestId: string;
+  /**
+   * SHA-256 of each 1 MiB block of the data, for verified byte ranges. Always in the object's
+   * header line; left out of the inline copy in custom metadata, which must stay small.
+   */
+  readonly blocks?: readonly string[];
 }
 
 /** What a reader expects the manifest to say; `name` is unknown when resolving a key. */
@@ -32,8 +38,10 @@ export interface ManifestExpectation {
 
 const encoder = new TextEncoder();
 
-export function manifestJson(manifest: Manifest): string {
-  const { scope, name, version, mimeType, size, sha256, createdAt, metadata, requestId } = manifest;
+/** The manifest line of the object's header; `inline: true` for the copy in custom metadata. */
+export function manifestJson(manifest: Manifest, inline = false): string {
+  const { scope, name, version, mimeType, size, sha256, createdAt, metadata, requestId, blocks } =
+    manifest;
   return JSON.stringify({
     format: FORMAT,
     scope,
@@ -45,7 +53,13 @@ export function manifestJson(manifest: Manifest): string {
     createdAt,
     metadata,
     requestId,
+    ...(inline || blocks === undefined ? {} : { blocks }),
   });
+}
+
+/** The header of a published object: the manifest line and its newline. */
+export function encodeHeader(json: string): Uint8Array {
+  return encoder.encode(`${json}\n`);
 }
 
 /** The object body and the length of its header (manifest line and newline). */
@@ -53,7 +67,7 @@ export function encodeArtifactObject(
   json: string,
   data: Uint8Array,
 ): { body: Uint8Array; headerBytes: number } {
-  const header = encoder.encode(`${json}\n`);
+  const header = encodeHeader(json);
   const body = new Uint8Array(header.byteLength + data.byteLength);
   body.set(header);
   body.set(data, header.byteLength);
@@ -124,6 +138,11 @@ function checkManifestShape(raw: unknown): Manifest {
     throw corruptArtifact("stored manifest has no valid createdAt");
   }
   if (typeof requestId !== "string") throw corruptArtifact("stored manifest has no requestId");
+  const blocks =
+    fields.blocks === undefined ? undefined : checkBlockDigests(fields.blocks, size as number);
+  if (fields.blocks !== undefined && blocks === undefined) {
+    throw corruptArtifact("stored manifest has invalid block digests");
+  }
   try {
     return Object.freeze({
       scope: validateScope(fields.scope),
@@ -135,6 +154,7 @@ function checkManifestShape(raw: unknown): Manifest {
       createdAt,
       metadata: validateMetadata(fields.metadata),
       requestId,
+      ...(blocks === undefined ? {} : { blocks }),
     });
   } catch (error) {
     throw corruptArtifact("stored manifest holds an invalid field", error);
@@ -143,6 +163,6 @@ function checkManifestShape(raw: unknown): Manifest {
 
 /** The public record of a manifest, without the adapter's request id. */
 export function metaOf(manifest: Manifest): ArtifactMeta {
-  const { requestId: _requestId, ...meta } = manifest;
+  const { requestId: _requestId, blocks: _blocks, ...meta } = manifest;
   return Object.freeze(meta);
 }

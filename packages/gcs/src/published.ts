@@ -5,6 +5,7 @@ import {
   corruptArtifact,
   type Manifest,
   type ManifestExpectation,
+  manifestJson,
   parseManifest,
 } from "./manifest.js";
 import { nameKey } from "./name-key.js";
@@ -15,14 +16,14 @@ const MANIFEST_KEY = "artifact-kit-manifest";
 /** GCS allows 8 KiB of custom metadata; larger manifests are read from the object's header. */
 const MAX_INLINE_MANIFEST_BYTES = 6 * 1024;
 
-/** Custom metadata of a published object: its request id, header length, and manifest if small. */
-export function publishedMetadata(
-  json: string,
-  headerBytes: number,
-  requestId: string,
-): Record<string, string> {
+/**
+ * Custom metadata of a published object: its request id, header length, and the manifest
+ * (without block digests) if small.
+ */
+export function publishedMetadata(manifest: Manifest, headerBytes: number): Record<string, string> {
+  const json = manifestJson(manifest, true);
   return {
-    [REQUEST_ID_KEY]: requestId,
+    [REQUEST_ID_KEY]: manifest.requestId,
     [HEADER_BYTES_KEY]: String(headerBytes),
     ...(Buffer.byteLength(json) <= MAX_INLINE_MANIFEST_BYTES ? { [MANIFEST_KEY]: json } : {}),
   };
@@ -63,6 +64,33 @@ export async function readPublishedManifest(
     throw corruptArtifact(`object ${object.name} holds the manifest of another name`);
   }
   return manifest;
+}
+
+/**
+ * Like readPublishedManifest, but always from the object's header, which alone records the
+ * block digests that ranged and streamed reads verify.
+ */
+export async function readHeaderManifest(
+  client: BucketClient,
+  layout: ObjectLayout,
+  scope: Scope,
+  object: StoredObject,
+  deadline: Deadline,
+  name: string,
+): Promise<Manifest & { blocks: readonly string[] }> {
+  const { [MANIFEST_KEY]: _inline, ...rest } = object.customMetadata;
+  const manifest = await readPublishedManifest(
+    client,
+    layout,
+    scope,
+    { ...object, customMetadata: rest },
+    deadline,
+    name,
+  );
+  if (manifest.blocks === undefined) {
+    throw corruptArtifact(`object ${object.name} records no block digests`);
+  }
+  return { ...manifest, blocks: manifest.blocks };
 }
 
 async function manifestText(

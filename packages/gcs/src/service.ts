@@ -1,49 +1,69 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { finished } from "node:stream/promises";
 import {
   type Artifact,
   ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
+  type ArtifactTransfer,
+  asArtifactError,
   type Capabilities,
   closedError,
   compareUtf8,
+  type DataDigest,
   type Deadline,
+  type DownloadOptions,
+  type DownloadSource,
   defineCapabilities,
+  digestData,
   type GetOptions,
-  invalidArgument,
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
   notFound,
+  type ParsedPut,
+  type ParsedUpload,
   type PutOptions,
   parseDelete,
+  parseDownload,
   parseGet,
   parseListNames,
   parseListVersions,
   parsePut,
   parseScopeRequest,
+  parseUpload,
   quotaLimitCode,
   type RequestOptions,
+  resolveRange,
   type Scope,
-  sha256Hex,
+  type UploadOptions,
+  type UploadSink,
+  uploadSink,
   type VersionPage,
-  validateOptionKeys,
-  validatePositiveInteger,
+  verifiedSource,
 } from "@artifact-kit/core";
 import { VersionAllocator } from "./allocator.js";
 import { BucketClient, type ListRequest, type StoredObject } from "./bucket-client.js";
 import { type GcsArtifactServiceOptions, type GcsConfig, resolveGcsConfig } from "./config.js";
+import { raceDeadline } from "./deadline-race.js";
 import { ObjectLayout } from "./layout.js";
 import {
   corruptArtifact,
   decodeArtifactObject,
   encodeArtifactObject,
+  encodeHeader,
   type Manifest,
   manifestJson,
   metaOf,
 } from "./manifest.js";
 import { groupOfKey, keyStartAfter, nameKey, nameOfFullKey } from "./name-key.js";
-import { headerBytesOf, publishedMetadata, readPublishedManifest } from "./published.js";
+import {
+  headerBytesOf,
+  publishedMetadata,
+  readHeaderManifest,
+  readPublishedManifest,
+} from "./published.js";
 import { wroteItself } from "./request-id.js";
 
 /** The largest page one GCS listing returns. */
@@ -51,26 +71,13 @@ const GCS_MAX_RESULTS = 1_000;
 /** How often `"latest"` is looked up again when that version is deleted under a reader. */
 const LATEST_LOOKUPS = 3;
 
-export interface GetRangeOptions extends GetOptions {
-  /** First byte of the artifact's data to return (0-based). */
-  offset: number;
-  /** Most bytes to return; fewer when the data ends first. */
-  length: number;
-}
-
-export interface ArtifactRange {
-  readonly meta: ArtifactMeta;
-  readonly offset: number;
-  readonly data: Uint8Array;
-}
-
 /**
  * Artifact service on one GCS bucket. Instances keep no state that matters for correctness:
  * any number of them, on any number of hosts, may share a bucket and prefix. Versions are
  * allocated by create-only writes of permanent allocation objects, and published by one
  * create-only object holding manifest and data, so a reader never sees a partial artifact.
  */
-export class GcsArtifactService implements ArtifactService {
+export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #config: GcsConfig;
   readonly #capabilities: Capabilities;
   readonly #client: BucketClient;
@@ -90,7 +97,7 @@ export class GcsArtifactService implements ArtifactService {
       maxPageLimit,
       legacyListLimit,
       quotas: { appliesTo: "global", bounds: { maxArtifactBytes, maxConcurrency, maxPutAttempts } },
-      transfer: { streamingUpload: false, streamingDownload: false, byteRanges: true },
+      transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
     });
   }
 
@@ -122,7 +129,125 @@ export class GcsArtifactService implements ArtifactService {
     }
     // Copied first, so the caller changing its buffer cannot make the digest lie.
     const stored = new Uint8Array(request.data);
-    const sha256 = sha256Hex(stored);
+    const { manifest, objectName } = await this.#allocate(request, digestData(stored));
+    const { body, headerBytes } = encodeArtifactObject(manifestJson(manifest), stored);
+    request.deadline.check();
+    const outcome = await this.#client.createOnly(
+      request.deadline,
+      { name: objectName, body, customMetadata: publishedMetadata(manifest, headerBytes) },
+      true,
+    );
+    await this.#confirmPublished(outcome, objectName, manifest, request.deadline);
+    return metaOf(manifest);
+  }
+
+  /**
+   * A resumable upload to a staging object, create-only; at finish, the manifest header is
+   * written beside it, the two are composed server-side, and the result is copied create-only
+   * to the version's name: the publication point. No byte is buffered beyond one chunk.
+   */
+  async openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
+    this.#ensureOpen();
+    const request = parseUpload(scope, name, options, this.#config.maxArtifactBytes);
+    request.deadline.check();
+    const uploadId = randomUUID();
+    const parts = {
+      data: this.#layout.uploadObject(uploadId, "data"),
+      header: this.#layout.uploadObject(uploadId, "header"),
+      composed: this.#layout.uploadObject(uploadId, "composed"),
+    };
+    const stream = this.#client.openUpload(parts.data);
+    let streamFailure: unknown;
+    stream.on("error", (error) => {
+      streamFailure ??= error;
+    });
+    const failed = () =>
+      streamFailure === undefined ? undefined : asArtifactError(streamFailure, "GCS upload");
+    const cleanup = () =>
+      Promise.all(Object.values(parts).map((part) => this.#client.removeQuietly(part)));
+    return uploadSink(request, {
+      write: async (chunk) => {
+        this.#ensureOpen();
+        const failure = failed();
+        if (failure) throw failure;
+        if (!stream.write(chunk)) await once(stream, "drain");
+      },
+      publish: async (digest, deadline) => {
+        this.#ensureOpen();
+        stream.end();
+        await raceDeadline(finished(stream), deadline).catch((error: unknown) => {
+          throw deadline.failure() ?? failed() ?? asArtifactError(error, "GCS upload");
+        });
+        try {
+          const { manifest, objectName } = await this.#allocate(request, digest);
+          const header = encodeHeader(manifestJson(manifest));
+          await this.#client.createOnly(
+            deadline,
+            { name: parts.header, body: header, customMetadata: {} },
+            false,
+          );
+          await this.#client.compose(deadline, [parts.header, parts.data], parts.composed);
+          deadline.check();
+          const outcome = await this.#client.copyCreateOnly(deadline, parts.composed, {
+            name: objectName,
+            customMetadata: publishedMetadata(manifest, header.byteLength),
+          });
+          await this.#confirmPublished(outcome, objectName, manifest, deadline);
+          return metaOf(manifest);
+        } finally {
+          await cleanup();
+        }
+      },
+      discard: async () => {
+        stream.destroy();
+        await cleanup();
+      },
+    });
+  }
+
+  /**
+   * Streams a version, or a range of it, with one ranged read after the manifest header,
+   * verifying every 1 MiB block it touches against the digests in the header.
+   */
+  async openDownload(
+    scope: Scope,
+    name: string,
+    options?: DownloadOptions,
+  ): Promise<DownloadSource> {
+    this.#ensureOpen();
+    const request = parseDownload(scope, name, options);
+    request.deadline.check();
+    const { object, manifest } = await this.#findVersion(
+      request.scope,
+      request.name,
+      request.version,
+      request.deadline,
+    );
+    const { blocks } = await readHeaderManifest(
+      this.#client,
+      this.#layout,
+      request.scope,
+      object,
+      request.deadline,
+      request.name,
+    );
+    const range = resolveRange(request.range, manifest.size);
+    const headerBytes = headerBytesOf(object);
+    return verifiedSource({
+      meta: metaOf(manifest),
+      blocks,
+      range,
+      deadline: request.deadline,
+      read: (start, end) =>
+        this.#client.readRange(object.name, headerBytes + start, headerBytes + end - 1),
+    });
+  }
+
+  /** Allocates the next version of a name and writes down what it will publish. */
+  async #allocate(
+    request: ParsedPut | ParsedUpload,
+    digest: DataDigest,
+  ): Promise<{ manifest: Manifest; objectName: string }> {
     const { key } = nameKey(request.name);
     const requestId = randomUUID();
     const version = await this.#allocator.allocate(request.scope, key, requestId, request.deadline);
@@ -131,33 +256,33 @@ export class GcsArtifactService implements ArtifactService {
       name: request.name,
       version,
       mimeType: request.mimeType,
-      size,
-      sha256,
+      size: digest.size,
+      sha256: digest.sha256,
       createdAt: Date.now(),
       metadata: request.metadata,
       requestId,
+      blocks: digest.blocks,
     };
-    const json = manifestJson(manifest);
-    const { body, headerBytes } = encodeArtifactObject(json, stored);
-    const objectName = this.#layout.versionObject(request.scope, key, version);
-    request.deadline.check();
-    const outcome = await this.#client.createOnly(
-      request.deadline,
-      {
-        name: objectName,
-        body,
-        customMetadata: publishedMetadata(json, headerBytes, requestId),
-      },
-      true,
-    );
+    return { manifest, objectName: this.#layout.versionObject(request.scope, key, version) };
+  }
+
+  /** A 412 on the publishing write is success only if the object there is our own retry. */
+  async #confirmPublished(
+    outcome: "created" | "exists",
+    objectName: string,
+    manifest: Manifest,
+    deadline: Deadline,
+  ): Promise<void> {
     if (
       outcome === "exists" &&
-      !(await wroteItself(this.#client, request.deadline, objectName, requestId))
+      !(await wroteItself(this.#client, deadline, objectName, manifest.requestId))
     ) {
       // Allocation objects are create-only and permanent, so only this put may publish here.
-      throw new ArtifactError("unavailable", `version ${version} was published by another writer`);
+      throw new ArtifactError(
+        "unavailable",
+        `version ${manifest.version} was published by another writer`,
+      );
     }
-    return metaOf(manifest);
   }
 
   async get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact> {
@@ -190,49 +315,6 @@ export class GcsArtifactService implements ArtifactService {
       request.deadline,
     );
     return metaOf(found.manifest);
-  }
-
-  /** A byte range of one version's data, read with one ranged request after the manifest. */
-  async getRange(scope: Scope, name: string, options: GetRangeOptions): Promise<ArtifactRange> {
-    this.#ensureOpen();
-    const { offset, length, ...getOptions } = validateOptionKeys(options, [
-      "version",
-      "offset",
-      "length",
-      "timeoutMs",
-      "signal",
-    ]);
-    const request = parseGet(scope, name, getOptions);
-    if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) {
-      throw invalidArgument("offset", "must be a non-negative integer");
-    }
-    const wanted = validatePositiveInteger(length, "length");
-    request.deadline.check();
-    const { object, manifest } = await this.#findVersion(
-      request.scope,
-      request.name,
-      request.version,
-      request.deadline,
-    );
-    if (offset > manifest.size) {
-      throw invalidArgument("offset", `is past the end of the ${manifest.size}-byte artifact`);
-    }
-    const end = Math.min(manifest.size, offset + wanted);
-    const headerBytes = headerBytesOf(object);
-    const data =
-      end === offset
-        ? new Uint8Array(0)
-        : await this.#client.download(request.deadline, object.name, {
-            start: headerBytes + offset,
-            end: headerBytes + end - 1,
-          });
-    if (!data) throw notFound(`artifact "${request.name}" version ${manifest.version}`);
-    if (data.byteLength !== end - offset) {
-      throw corruptArtifact(
-        `ranged read returned ${data.byteLength} bytes, expected ${end - offset}`,
-      );
-    }
-    return Object.freeze({ meta: metaOf(manifest), offset, data });
   }
 
   async delete(

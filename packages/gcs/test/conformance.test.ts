@@ -40,5 +40,18 @@ describeArtifactService("gcs (fake-gcs-server)", {
     if (!placement) throw new Error("reopen of a service this suite did not create");
     return open(placement.prefix, placement.bounds);
   },
+  // Flips one data byte of the published object in place, keeping its custom metadata.
+  corruptData: async (service, meta, offset) => {
+    const placement = placements.get(service);
+    if (!placement) throw new Error("corruption of a service this suite did not create");
+    const [files] = await bucket.getFiles({ prefix: `${placement.prefix}/` });
+    const file = files.find((candidate) => candidate.name.includes("/n/"));
+    if (!file || !meta.version) throw new Error("no published object to corrupt");
+    const custom = file.metadata.metadata ?? {};
+    const [body] = await file.download();
+    const at = Number(custom["artifact-kit-header-bytes"]) + offset;
+    body[at] = (body[at] ?? 0) ^ 0xff;
+    await file.save(body, { resumable: false, metadata: { metadata: custom } });
+  },
   numRuns: 50,
 });
