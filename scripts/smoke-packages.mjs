@@ -28,6 +28,15 @@ const ALL_NODES = ["20", "22", "24"];
  * "workspace" is a sibling artifact-kit package, installed from its tarball.
  */
 const VARIANTS = {
+  // The stream layer needs an adapter with native transfer: memory, from its own tarball.
+  stream: [
+    {
+      label: "with memory",
+      peers: { "@artifact-kit/memory": "workspace" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
+    },
+  ],
   adk: [
     {
       label: "@google/adk 2 and the memory adapter",

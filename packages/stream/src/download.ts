@@ -1,0 +1,93 @@
+import {
+  ArtifactError,
+  type ArtifactMeta,
+  type ArtifactService,
+  type ByteRange,
+  type DownloadOptions,
+  type DownloadSource,
+  type Scope,
+} from "@artifact-kit/core";
+import { nativeTransfer, quiet, resolveChunkBytes } from "./negotiate.js";
+
+export interface OpenDownloadOptions extends DownloadOptions {
+  /** Most bytes per chunk the stream hands out (default 1 MiB). */
+  chunkBytes?: number;
+}
+
+/**
+ * One download as a pull-based WHATWG `ReadableStream<Uint8Array>`: nothing is read until
+ * the consumer asks, and then one chunk. Every byte has been verified against the block
+ * digests recorded at publication; a corrupted artifact errors the stream with
+ * corrupt_artifact before it can end cleanly. `cancel()` stops it and releases the source.
+ */
+export class ArtifactDownload extends ReadableStream<Uint8Array> {
+  /** The version being read; rejects when it cannot be opened. */
+  readonly meta: Promise<ArtifactMeta>;
+  /** The bytes served, [offset, offset + length) of the data, clamped to its end. */
+  readonly range: Promise<ByteRange>;
+
+  /** @internal Use `openDownload`. */
+  constructor(opening: Promise<DownloadSource>, chunkBytes: number, signal?: AbortSignal) {
+    let rest: Uint8Array = new Uint8Array(0);
+    const stop = async () => {
+      rest = new Uint8Array(0);
+      await (await opening.catch(() => undefined))?.cancel();
+    };
+    super(
+      {
+        start: (controller) => {
+          signal?.addEventListener(
+            "abort",
+            () => {
+              controller.error(
+                new ArtifactError("aborted", "the download was aborted", { cause: signal.reason }),
+              );
+              void stop();
+            },
+            { once: true },
+          );
+        },
+        pull: async (controller) => {
+          const source = await opening;
+          if (rest.byteLength === 0) {
+            const piece = await source.read();
+            if (piece === undefined) {
+              controller.close();
+              return;
+            }
+            rest = piece;
+          }
+          controller.enqueue(rest.subarray(0, chunkBytes));
+          rest = rest.subarray(chunkBytes);
+        },
+        cancel: stop,
+      },
+      { highWaterMark: 0 },
+    );
+    this.meta = quiet(opening.then((source) => source.meta));
+    this.range = quiet(
+      opening.then((source) => ({ offset: source.offset, length: source.length })),
+    );
+  }
+}
+
+/**
+ * Opens a bounded, pull-based download of (scope, name): the latest version or `version`,
+ * whole or `range`. Requires `capabilities().transfer.streamingDownload` (or `byteRanges`
+ * for a range); otherwise unsupported_transfer.
+ */
+export function openDownload(
+  service: ArtifactService,
+  scope: Scope,
+  name: string,
+  options?: OpenDownloadOptions,
+): ArtifactDownload {
+  const transfer = nativeTransfer(
+    service,
+    options?.range === undefined ? "streamingDownload" : "byteRanges",
+  );
+  const { chunkBytes, ...downloadOptions } = options ?? {};
+  const size = resolveChunkBytes(chunkBytes);
+  const opening = quiet(transfer.openDownload(scope, name, downloadOptions));
+  return new ArtifactDownload(opening, size, options?.signal);
+}
