@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
+import { walkthrough } from "@artifact-kit/cli";
 import { FsArtifactService } from "@artifact-kit/fs";
-import { walkthrough } from "./walkthrough.js";
 
 // The store lives in ./.artifacts of the directory `npm run demo` was started from, and
 // keeps every run: each run is a new session, so earlier runs stay readable.

@@ -1,0 +1,31 @@
+import type { Command } from "commander";
+import { withStore } from "../globals.js";
+import { action, emit } from "../output.js";
+import { walkthrough } from "../walkthrough.js";
+
+export function registerDemo(program: Command): void {
+  program
+    .command("demo")
+    .description(
+      "walk through the contract on the store (a new session per run: earlier runs stay readable)",
+    )
+    .action(
+      action(async (options) => {
+        const session = new Date().toISOString();
+        const steps: string[] = [];
+        // Human output streams as the walkthrough goes; --json prints it all at the end.
+        const log = (line: string) => {
+          steps.push(line);
+          if (!options.json) process.stdout.write(`${line}\n`);
+        };
+        if (!options.json) {
+          process.stdout.write(
+            `artifact-kit demo: ${options.store}, app "demo", session ${session}\n\n`,
+          );
+        }
+        await withStore(options, (service) => walkthrough(service, session, log), { create: true });
+        emit(options, { store: options.store, session, steps }, []);
+        return undefined;
+      }),
+    );
+}

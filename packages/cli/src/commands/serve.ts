@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { invalidArgument } from "@artifact-kit/core";
+import type { Command } from "commander";
+import type { ResourceProvider } from "../api/options.js";
+import { startDeveloperApi } from "../api/server.js";
+import { withStore } from "../globals.js";
+import { action, emit } from "../output.js";
+import { parseMilliseconds } from "../parse-count.js";
+
+interface ServeOptions {
+  host: string;
+  port: string;
+  resourceProvider?: string;
+}
+
+export const TOKEN_VARIABLE = "ARTIFACT_KIT_API_TOKEN";
+
+/** A module whose default export is the ResourceProvider hook. */
+async function loadResourceProvider(path: string): Promise<ResourceProvider> {
+  const module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+  if (typeof module.default !== "function") {
+    throw invalidArgument("resource-provider", `${path} has no default export function`);
+  }
+  return module.default as ResourceProvider;
+}
+
+function untilStopped(): Promise<void> {
+  return new Promise((done) => {
+    process.once("SIGINT", done);
+    process.once("SIGTERM", done);
+  });
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description(
+      `serve the developer API (names, metadata-only versions, scope deletion) with a bearer token from ${TOKEN_VARIABLE}, or a generated one`,
+    )
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--port <port>", "port (0: any free port)", "7780")
+    .option(
+      "--resource-provider <module>",
+      "ES module whose default export decides, per exact scope, allow or forbidden",
+    )
+    .action(
+      action<[], ServeOptions>(async (options) => {
+        const port = parseMilliseconds(options.port, "port");
+        if (port > 65_535) throw invalidArgument("port", "must be at most 65535");
+        const resourceProvider =
+          options.resourceProvider === undefined
+            ? undefined
+            : await loadResourceProvider(options.resourceProvider);
+        const fromEnvironment = process.env[TOKEN_VARIABLE];
+        const token = fromEnvironment ?? randomBytes(24).toString("base64url");
+        await withStore(options, async (service) => {
+          const api = await startDeveloperApi({
+            service,
+            token,
+            host: options.host,
+            port,
+            ...(resourceProvider === undefined ? {} : { resourceProvider }),
+          });
+          // The token is printed only when it was generated here: one from the
+          // environment is already the caller's.
+          const printed = fromEnvironment === undefined ? { token } : {};
+          emit(options, { url: api.url, ...printed }, [
+            `artifact-kit developer API on ${api.url} (store ${options.store})`,
+            fromEnvironment === undefined ? `token: ${token}` : `token: from ${TOKEN_VARIABLE}`,
+            "stop with Ctrl-C",
+          ]);
+          await untilStopped();
+          await api.close();
+        });
+        return undefined;
+      }),
+    );
+}

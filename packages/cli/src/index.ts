@@ -1,0 +1,16 @@
+export type {
+  ApiOperation,
+  DeveloperApiOptions,
+  ResourceDecision,
+  ResourceProvider,
+} from "./api/options.js";
+export { type DeveloperApi, startDeveloperApi } from "./api/server.js";
+export { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
+export {
+  DEFAULT_STORE,
+  type OpenStoreOptions,
+  openStore,
+  parseStoreUri,
+  type StoreLocation,
+} from "./store.js";
+export { walkthrough } from "./walkthrough.js";
