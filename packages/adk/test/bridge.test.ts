@@ -34,6 +34,12 @@ describe("scopes and names", () => {
     expect(await adk.listArtifactKeys(KEY)).toEqual(["user:avatar.png", "z.txt"]);
   });
 
+  it("lists a session name another client stored as user:x, which ADK cannot load", async () => {
+    await fs.service.put(SESSION, "user:x", bytes("session"));
+    expect(await adk.listArtifactKeys(KEY)).toEqual(["user:x"]);
+    expect(await adk.loadArtifact({ ...KEY, filename: "user:x" })).toBeUndefined();
+  });
+
   it("walks every page of a listing", async () => {
     const service = await FsArtifactService.open({ root: await tempRoot(), maxPageLimit: 2 });
     try {
