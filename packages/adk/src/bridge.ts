@@ -1,6 +1,8 @@
 import {
   type ArtifactMeta,
   type ArtifactService,
+  allNames,
+  allVersions,
   compareUtf8,
   isArtifactError,
 } from "@artifact-kit/core";
@@ -15,7 +17,6 @@ import type {
 import { locate, sessionScope, USER_NAMESPACE_PREFIX, userScope } from "./location.js";
 import { readCustomMetadata, readPartRecord, storedMetadata } from "./metadata.js";
 import { optional } from "./optional.js";
-import { allNames, allVersions } from "./pages.js";
 import { decodePart, encodePart, type Part } from "./part.js";
 import { fromAdkVersion, toAdkVersion } from "./version.js";
 
