@@ -27,10 +27,11 @@ export async function runSuite(suite: Suite, options: RunOptions): Promise<strin
         return workload ? [{ id: idOf(rowIndex, column.id), workload, batch: row.batch }] : [];
       }),
     );
+  const measureOptions = { ...options, minSamples: suite.minSamples ?? options.minSamples };
   try {
     const passes: Map<string, Measurement>[] = [];
     for (let round = 0; round < options.rounds; round += 1) {
-      passes.push(await measureAll(workloadsOfPass(round), options));
+      passes.push(await measureAll(workloadsOfPass(round), measureOptions));
     }
     return formatTable(suite, (row, column) =>
       medianPass(passes, idOf(suite.rows.indexOf(row), column)),

@@ -40,6 +40,8 @@ export interface Suite {
   readonly columns: readonly Column[];
   readonly comparisons: readonly Comparison[];
   readonly rows: readonly Row[];
+  /** Overrides the run's minimum samples per cell, for suites whose operations are few and noisy. */
+  readonly minSamples?: number;
   /** Untimed: release stores, services and temporary directories. */
   close(): Promise<void>;
 }

@@ -90,6 +90,8 @@ export function fsScopesSuite(): Suite {
   const writers = 16;
   return {
     title: "fs scopes",
+    // One operation is 16 fsync'd puts (tens of ms) and the disk is shared: take more samples.
+    minSamples: 20,
     columns: [
       { id: "serial", label: "1 scope, one put at a time" },
       { id: "oneScope", label: "1 scope, 16 at once" },
