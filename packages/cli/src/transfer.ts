@@ -1,24 +1,26 @@
 import { randomUUID } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { createReadStream, createWriteStream } from "node:fs";
+import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import {
   ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
-  hasTransfer,
+  isArtifactError,
   type JsonObject,
   type Scope,
   type VersionSelector,
 } from "@artifact-kit/core";
+import { openDownload, openUpload } from "@artifact-kit/stream";
 import { localFileError } from "./local-file.js";
-import { transferProgress } from "./progress.js";
+import { PROGRESS_THRESHOLD_BYTES, type Progress, transferProgress } from "./progress.js";
 
-// Files move through the adapter's native streaming transfer (core's ArtifactTransfer)
-// when it declares one, so memory use stays one chunk whatever the size. Otherwise (gcs
-// today) they move as one buffer, bounded by the adapter's maxArtifactBytes.
-
-const CHUNK_BYTES = 1024 * 1024;
+// Files of at least PROGRESS_THRESHOLD_BYTES move through @artifact-kit/stream when the
+// adapter declares native transfer (memory, fs and gcs do), so memory use stays one chunk
+// whatever the size, and a progress bar shows. Smaller files, and every file on an adapter
+// without native transfer, move as one buffer, bounded by the adapter's maxArtifactBytes.
 
 export interface PutFileOptions {
   mimeType?: string;
@@ -28,7 +30,7 @@ export interface PutFileOptions {
 
 export interface TransferResult {
   meta: ArtifactMeta;
-  /** True when the bytes went through the adapter's streaming transfer. */
+  /** True when the bytes went through streaming transfer. */
   streamed: boolean;
 }
 
@@ -44,30 +46,23 @@ export async function putFile(
     ...(options.mimeType === undefined ? {} : { mimeType: options.mimeType }),
     ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
   };
-  const progress = transferProgress(`put ${name}`, size, options.json);
-  try {
-    if (hasTransfer(service) && service.capabilities().transfer?.streamingUpload) {
-      const sink = await service.openUpload(scope, name, putOptions);
-      try {
-        for await (const chunk of readChunks(path)) {
-          await sink.write(chunk);
-          progress.advance(chunk.byteLength);
-        }
-        return { meta: await sink.finish(), streamed: true };
-      } catch (error) {
-        await sink.abort(error);
-        throw error;
-      }
+  if (size >= PROGRESS_THRESHOLD_BYTES && service.capabilities().transfer?.streamingUpload) {
+    const upload = openUpload(service, scope, name, putOptions);
+    const progress = transferProgress(`put ${name}`, size, options.json);
+    try {
+      await pipeline(createReadStream(path), counting(progress), upload.toNodeWritable());
+    } catch (error) {
+      throw isArtifactError(error) ? error : localFileError("FILE", path, error);
+    } finally {
+      progress.stop();
     }
-    refuseOverBound(service, size);
-    const data = await readFile(path).catch((error) => {
-      throw localFileError("FILE", path, error);
-    });
-    progress.advance(data.byteLength);
-    return { meta: await service.put(scope, name, data, putOptions), streamed: false };
-  } finally {
-    progress.stop();
+    return { meta: await upload.meta, streamed: true };
   }
+  refuseOverBound(service, size);
+  const data = await readFile(path).catch((error) => {
+    throw localFileError("FILE", path, error);
+  });
+  return { meta: await service.put(scope, name, data, putOptions), streamed: false };
 }
 
 export async function getToFile(
@@ -78,44 +73,73 @@ export async function getToFile(
   path: string,
   options: { json: boolean },
 ): Promise<TransferResult> {
-  // Written beside the target and renamed over it: an interrupted get never leaves a
-  // truncated file under the name asked for.
+  // Written beside the target and renamed over it: an interrupted or failed get never
+  // leaves a partial file under the name asked for.
   const partial = join(dirname(path), `.${basename(path)}.${randomUUID()}.partial`);
-  const file = await open(partial, "wx", 0o600).catch((error) => {
-    throw localFileError("output", path, error);
-  });
-  let result: TransferResult | undefined;
   try {
-    if (hasTransfer(service) && service.capabilities().transfer?.streamingDownload) {
-      const source = await service.openDownload(scope, name, { version });
-      const progress = transferProgress(`get ${name}`, source.length, options.json);
-      try {
-        for (let piece = await source.read(); piece; piece = await source.read()) {
-          await file.write(piece);
-          progress.advance(piece.byteLength);
-        }
-      } catch (error) {
-        await source.cancel();
-        throw error;
-      } finally {
-        progress.stop();
-      }
-      result = { meta: source.meta, streamed: true };
-    } else {
-      const { data, ...meta } = await service.get(scope, name, { version });
-      await file.write(data);
-      result = { meta, streamed: false };
-    }
-    await file.sync();
-  } finally {
-    await file.close();
-    if (result === undefined) await unlink(partial).catch(() => {});
-  }
-  await rename(partial, path).catch(async (error) => {
+    const result = service.capabilities().transfer?.streamingDownload
+      ? await streamToFile(service, scope, name, version, partial, options.json)
+      : await bufferToFile(service, scope, name, version, partial);
+    await rename(partial, path).catch((error) => {
+      throw localFileError("output", path, error);
+    });
+    return result;
+  } catch (error) {
     await unlink(partial).catch(() => {});
-    throw localFileError("output", path, error);
+    throw error;
+  }
+}
+
+async function streamToFile(
+  service: ArtifactService,
+  scope: Scope,
+  name: string,
+  version: VersionSelector,
+  partial: string,
+  json: boolean,
+): Promise<TransferResult> {
+  const download = openDownload(service, scope, name, { version });
+  let meta: ArtifactMeta;
+  try {
+    meta = await download.meta;
+  } catch (error) {
+    await download.cancel().catch(() => {});
+    throw error;
+  }
+  const file = createWriteStream(partial, { flags: "wx", mode: 0o600 });
+  const progress = transferProgress(`get ${name}`, meta.size, json);
+  try {
+    await pipeline(download, counting(progress), file);
+  } catch (error) {
+    throw isArtifactError(error) ? error : localFileError("output", partial, error);
+  } finally {
+    progress.stop();
+  }
+  return { meta, streamed: true };
+}
+
+async function bufferToFile(
+  service: ArtifactService,
+  scope: Scope,
+  name: string,
+  version: VersionSelector,
+  partial: string,
+): Promise<TransferResult> {
+  const { data, ...meta } = await service.get(scope, name, { version });
+  await writeFile(partial, data, { flag: "wx", mode: 0o600 }).catch((error) => {
+    throw localFileError("output", partial, error);
   });
-  return result;
+  return { meta, streamed: false };
+}
+
+/** Passes chunks through, advancing the bar by each. */
+function counting(progress: Progress): Transform {
+  return new Transform({
+    transform(chunk: Uint8Array, _encoding, done) {
+      progress.advance(chunk.byteLength);
+      done(null, chunk);
+    },
+  });
 }
 
 async function regularFileSize(path: string): Promise<number> {
@@ -126,17 +150,6 @@ async function regularFileSize(path: string): Promise<number> {
   return stats.size;
 }
 
-async function* readChunks(path: string): AsyncGenerator<Uint8Array> {
-  try {
-    for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES })) {
-      yield chunk as Buffer;
-    }
-  } catch (error) {
-    if (error instanceof ArtifactError) throw error;
-    throw localFileError("FILE", path, error);
-  }
-}
-
 /** Without streaming, a file is read whole: refuse one over the bound before reading it. */
 function refuseOverBound(service: ArtifactService, size: number): void {
   const bound = service.capabilities().quotas.bounds.maxArtifactBytes;
@@ -144,9 +157,7 @@ function refuseOverBound(service: ArtifactService, size: number): void {
     throw new ArtifactError(
       "artifact_too_large",
       `the file is ${size} bytes, over maxArtifactBytes ${bound}`,
-      {
-        detail: { limit: "max_artifact_bytes", bound, size },
-      },
+      { detail: { limit: "max_artifact_bytes", bound, size } },
     );
   }
 }

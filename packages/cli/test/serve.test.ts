@@ -1,0 +1,81 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { describe, expect, it } from "vitest";
+import { BIN, cli, withTempDir } from "./support/cli.js";
+
+// `artifact-kit serve` as a user starts it: a process that prints its URL, answers
+// requests with the token, asks a resource-provider module, and stops on SIGTERM.
+
+describe("artifact-kit serve", () => {
+  it("serves with a token from the environment, applies the provider module, and stops cleanly", async () => {
+    await withTempDir(async (cwd) => {
+      await writeFile(join(cwd, "a.txt"), "a");
+      await cli(["put", "a.txt", "a.txt", "--app", "open"], { cwd });
+      await cli(["put", "a.txt", "a.txt", "--app", "closed"], { cwd });
+      await writeFile(
+        join(cwd, "provider.mjs"),
+        'export default ({ scope }) => (scope.app === "closed" ? "forbidden" : "allow");\n',
+      );
+      const token = "serve-test-token-0123456789";
+      const child = spawn(
+        process.execPath,
+        [BIN, "serve", "--port", "0", "--resource-provider", "provider.mjs", "--json"],
+        {
+          cwd,
+          env: { ...process.env, ARTIFACT_KIT_API_TOKEN: token },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      try {
+        const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+        const started = JSON.parse(line) as { url: string; token?: string };
+        expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(started).not.toHaveProperty("token"); // the caller's own token is not echoed
+        const auth = { authorization: `Bearer ${token}` };
+        const open = await fetch(`${started.url}/v1/apps/open/names`, { headers: auth });
+        expect(await open.json()).toEqual({
+          scope: { kind: "app", app: "open" },
+          items: ["a.txt"],
+        });
+        expect((await fetch(`${started.url}/v1/apps/closed/names`, { headers: auth })).status).toBe(
+          403,
+        );
+        expect((await fetch(`${started.url}/v1/apps/open/names`)).status).toBe(401);
+      } finally {
+        child.kill("SIGTERM");
+      }
+      const [code] = (await once(child, "exit")) as [number | null];
+      expect(code).toBe(0);
+    });
+  });
+
+  it("generates and prints a token when none is given", async () => {
+    await withTempDir(async (cwd) => {
+      const { ARTIFACT_KIT_API_TOKEN: _, ...env } = process.env;
+      const child = spawn(
+        process.execPath,
+        [BIN, "serve", "--port", "0", "--store", "memory:", "--json"],
+        {
+          cwd,
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      try {
+        const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+        const { url, token } = JSON.parse(line) as { url: string; token: string };
+        expect(token.length).toBeGreaterThanOrEqual(32);
+        const response = await fetch(`${url}/v1/apps/x/names`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(response.status).toBe(200);
+      } finally {
+        child.kill("SIGTERM");
+      }
+      await once(child, "exit");
+    });
+  });
+});
