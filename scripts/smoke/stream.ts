@@ -19,7 +19,10 @@ const sink = new Writable({
     done();
   },
 });
-await pipeline(openDownload(service, scope, "hello.txt", { range: { offset: 7, length: 99 } }), sink);
+await pipeline(
+  openDownload(service, scope, "hello.txt", { range: { offset: 7, length: 99 } }),
+  sink,
+);
 if (text !== "stream") throw new Error(`range round trip failed: ${text}`);
 await service.close();
 console.log(`stream: uploaded v${meta.version} (${meta.size} bytes) and read a range back`);

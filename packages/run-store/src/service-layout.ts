@@ -1,8 +1,4 @@
-import {
-  ArtifactError,
-  type ArtifactMeta,
-  type Scope,
-} from "@artifact-kit/core";
+import { ArtifactError, type ArtifactMeta, type Scope } from "@artifact-kit/core";
 
 // How runs map onto an ArtifactService. Each run is its own scope, so a run can never see
 // another run's files and the service's per-scope quotas apply per run. Because a service
