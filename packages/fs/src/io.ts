@@ -1,5 +1,6 @@
 import { constants, type Dirent } from "node:fs";
 import { type FileHandle, lstat, open, opendir, unlink } from "node:fs/promises";
+import { TRANSFER_BLOCK_BYTES } from "@artifact-kit/core";
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
@@ -38,8 +39,8 @@ export async function readExactly(handle: FileHandle, size: number): Promise<Buf
   return buffer;
 }
 
-/** Pieces of a streamed read, each in a buffer of its own. */
-const READ_PIECE_BYTES = 256 * 1024;
+/** Pieces of a streamed read, each in a buffer of its own: one transfer block. */
+const READ_PIECE_BYTES = TRANSFER_BLOCK_BYTES;
 
 /** Bytes [start, end) of an open file, read on demand in pieces; ends early if the file does. */
 export async function* readFileRange(
@@ -53,7 +54,16 @@ export async function* readFileRange(
     const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position);
     if (bytesRead === 0) return;
     position += bytesRead;
-    yield buffer.subarray(0, bytesRead);
+    // A plain Uint8Array view, as every read of the contract returns.
+    yield new Uint8Array(buffer.buffer, buffer.byteOffset, bytesRead);
+  }
+}
+
+/** Writes all of `data` at the handle's current position. */
+export async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
+  let at = 0;
+  while (at < data.byteLength) {
+    at += (await handle.write(data, at, data.byteLength - at)).bytesWritten;
   }
 }
 

@@ -21,7 +21,7 @@ import {
   type DownloadOptions,
   type DownloadSource,
   defineCapabilities,
-  digestData,
+  digestDataInTurns,
   type GetOptions,
   indexAfter,
   invalidArgument,
@@ -77,6 +77,7 @@ import {
   removeQuietly,
   scanDirectory,
   syncDirectory,
+  writeAll,
 } from "./io.js";
 import {
   type NamePaths,
@@ -276,8 +277,8 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     }
     // A private copy: the caller may change its buffer while the write is in flight.
     const bytes = Buffer.from(request.data);
-    const digest = digestData(bytes);
     try {
+      const digest = await digestDataInTurns(bytes);
       const scopeDirs = await this.#ensureScope(request.scope);
       const nameDirs = await this.#ensureName(scopeDirs, request.name);
       const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
@@ -309,17 +310,19 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
         closed = true;
         await handle.close();
       };
+      // One disk write in flight while the next chunk is hashed: the adapter has taken a
+      // chunk once its write has started and the one before it has landed.
+      let landing: Promise<void> = Promise.resolve();
       return uploadSink(request, {
         write: async (chunk) => {
           this.#ensureOpen();
-          let at = 0;
-          while (at < chunk.byteLength) {
-            at += (await handle.write(chunk, at, chunk.byteLength - at)).bytesWritten;
-          }
+          await landing;
+          landing = writeAll(handle, chunk);
+          landing.catch(() => undefined);
         },
         publish: async (digest, deadline) => {
           this.#ensureOpen();
-          const synced = handle.sync().then(close);
+          const synced = landing.then(() => handle.sync()).then(close);
           try {
             return await this.#publish(
               { scopeDirs, nameDirs, dataStage, request, digest },
@@ -331,6 +334,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
           }
         },
         discard: async () => {
+          await landing.catch(() => undefined);
           await close().catch(() => undefined);
           await removeQuietly(dataStage);
         },

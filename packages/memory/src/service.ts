@@ -37,6 +37,7 @@ import {
   resolveRange,
   type Scope,
   scopeKey,
+  TRANSFER_BLOCK_BYTES,
   type UploadOptions,
   type UploadSink,
   uploadSink,
@@ -176,8 +177,11 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
       blocks: stored.blocks,
       range,
       deadline: request.deadline,
+      // One copy per block: what is handed out must never be a view of the stored bytes.
       read: async function* (start, end) {
-        yield stored.data.subarray(start, end);
+        for (let at = start; at < end; at += TRANSFER_BLOCK_BYTES) {
+          yield stored.data.slice(at, Math.min(end, at + TRANSFER_BLOCK_BYTES));
+        }
       },
     });
   }

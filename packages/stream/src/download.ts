@@ -15,8 +15,8 @@ export interface OpenDownloadOptions extends DownloadOptions {
 }
 
 /**
- * One download as a pull-based WHATWG `ReadableStream<Uint8Array>`: nothing is read until
- * the consumer asks, and then one chunk. Every byte has been verified against the block
+ * One download as a pull-based WHATWG `ReadableStream<Uint8Array>` that reads no further
+ * ahead than one chunk. Every byte has been verified against the block
  * digests recorded at publication; a corrupted artifact errors the stream with
  * corrupt_artifact before it can end cleanly. `cancel()` stops it and releases the source.
  */
@@ -62,7 +62,8 @@ export class ArtifactDownload extends ReadableStream<Uint8Array> {
         },
         cancel: stop,
       },
-      { highWaterMark: 0 },
+      // One chunk read ahead, no more: the next read overlaps the consumer's write.
+      new CountQueuingStrategy({ highWaterMark: 1 }),
     );
     this.meta = quiet(opening.then((source) => source.meta));
     this.range = quiet(

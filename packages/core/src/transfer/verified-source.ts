@@ -14,7 +14,9 @@ export interface VerifiedSourceInput {
   readonly deadline: Deadline;
   /**
    * The stored data bytes [start, end), in pieces of any size, read on demand. Called once,
-   * with block-aligned bounds; the source returns the iterator early when it stops.
+   * with block-aligned bounds; the source returns the iterator early when it stops. Each
+   * piece must be a buffer of its own (never a view of stored state): a piece that is exactly
+   * one block is handed out as it is, without a copy.
    */
   readonly read: (start: number, end: number) => AsyncIterable<Uint8Array>;
   /** Releases what the download holds (an open file); called once, when it ends or stops. */
@@ -106,18 +108,18 @@ class VerifiedSource implements DownloadSource {
         Math.min(this.meta.size, this.#endBlock * TRANSFER_BLOCK_BYTES),
       )
       [Symbol.asyncIterator]();
+    if (this.#carry.byteLength === 0) {
+      const next = await this.#pieces.next();
+      if (!next.done && next.value.byteLength === size) return next.value;
+      this.#carry = next.done ? this.#carry : next.value;
+      if (next.done) throw this.#endedEarly();
+    }
     const block = new Uint8Array(size);
     let filled = 0;
     while (filled < size) {
       if (this.#carry.byteLength === 0) {
         const next = await this.#pieces.next();
-        if (next.done) {
-          throw new ArtifactError(
-            "corrupt_artifact",
-            `the stored data of version ${this.meta.version} ends before its recorded size`,
-            { detail: { version: this.meta.version } },
-          );
-        }
+        if (next.done) throw this.#endedEarly();
         this.#carry = next.value;
       }
       const take = Math.min(size - filled, this.#carry.byteLength);
@@ -126,5 +128,13 @@ class VerifiedSource implements DownloadSource {
       filled += take;
     }
     return block;
+  }
+
+  #endedEarly(): ArtifactError {
+    return new ArtifactError(
+      "corrupt_artifact",
+      `the stored data of version ${this.meta.version} ends before its recorded size`,
+      { detail: { version: this.meta.version } },
+    );
   }
 }
