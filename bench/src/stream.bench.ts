@@ -1,0 +1,178 @@
+// Issue 6: bounded streaming transfer. Two measurements, run as one program:
+//  1. RSS: a 1 GiB upload and download through fs (and gcs, given an emulator) must grow the
+//     process's resident set by less than 64 MiB.
+//  2. Throughput: 256 MiB up and down through fs against the floor of a raw file stream copy
+//     plus SHA-256 in the same run (target: at least 0.7x); gcs beside a raw
+//     createWriteStream / createReadStream of the client.
+// Run: node --expose-gc bench/dist/stream.bench.js [--gcs <emulator endpoint>]
+import { createHash, randomUUID } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable, Transform, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { parseArgs } from "node:util";
+import type { ArtifactService, Scope } from "@artifact-kit/core";
+import { FsArtifactService } from "@artifact-kit/fs";
+import { GcsArtifactService } from "@artifact-kit/gcs";
+import { openDownload, openUpload } from "@artifact-kit/stream";
+import { Storage } from "@google-cloud/storage";
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+const RSS_BOUND = 64 * MiB;
+const scope: Scope = { kind: "app", app: "stream-bench" };
+/** The same file reads for the floor and for ours: 1 MiB at a time. */
+const FILE_READS = { highWaterMark: MiB };
+
+/** `size` bytes of generated data, 1 MiB at a time, never held whole. */
+function generated(size: number): Readable {
+  const block = Buffer.alloc(MiB);
+  for (let i = 0; i < block.length; i++) block[i] = (i * 131 + (i >>> 8)) & 0xff;
+  let sent = 0;
+  return new Readable({
+    read() {
+      if (sent >= size) return this.push(null);
+      const piece = Buffer.from(block.subarray(0, Math.min(MiB, size - sent)));
+      piece[0] = sent / MiB; // every block differs
+      sent += piece.length;
+      this.push(piece);
+    },
+  });
+}
+
+const discard = () =>
+  new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
+
+const hashing = () => {
+  const hash = createHash("sha256");
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+    flush(done) {
+      hash.digest();
+      done();
+    },
+  });
+};
+
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+
+/** Runs `work` while sampling RSS; returns the peak growth over the settled baseline. */
+async function rssGrowth(work: () => Promise<void>): Promise<number> {
+  gc();
+  const baseline = process.memoryUsage.rss();
+  let peak = baseline;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 20);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, process.memoryUsage.rss()) - baseline;
+}
+
+async function seconds(work: () => Promise<void>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+const rate = (bytes: number, s: number) => `${(bytes / MiB / s).toFixed(0)} MiB/s`;
+const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+
+const upload = (service: ArtifactService, name: string, source: () => Readable) => async () => {
+  const sink = openUpload(service, scope, name);
+  await pipeline(source(), sink.toNodeWritable());
+  await sink.meta;
+};
+const download = (service: ArtifactService, name: string, sink: () => Writable) => async () => {
+  await pipeline(openDownload(service, scope, name), sink());
+};
+
+async function measureRss(label: string, service: ArtifactService): Promise<string[]> {
+  const name = `rss-${randomUUID()}`;
+  const up = await rssGrowth(upload(service, name, () => generated(GiB)));
+  const down = await rssGrowth(download(service, name, discard));
+  const verdict = (growth: number) => (growth < RSS_BOUND ? "ok" : "OVER 64 MiB");
+  return [
+    `${label}: 1 GiB upload grew RSS by ${mib(up)} (${verdict(up)})`,
+    `${label}: 1 GiB download grew RSS by ${mib(down)} (${verdict(down)})`,
+  ];
+}
+
+async function fsFigures(dir: string, size: number): Promise<string[]> {
+  const service = await FsArtifactService.open({ root: dir, maxArtifactBytes: 2 * GiB });
+  const lines = await measureRss("fs", service);
+  const file = join(dir, "input.bin");
+  await pipeline(generated(size), createWriteStream(file));
+  const floorUp = await seconds(() =>
+    pipeline(
+      createReadStream(file, FILE_READS),
+      hashing(),
+      createWriteStream(join(dir, "floor.bin")),
+    ),
+  );
+  const oursUp = await seconds(
+    upload(service, "throughput", () => createReadStream(file, FILE_READS)),
+  );
+  const floorDown = await seconds(() =>
+    pipeline(
+      createReadStream(join(dir, "floor.bin"), FILE_READS),
+      hashing(),
+      createWriteStream(join(dir, "floor-out.bin")),
+    ),
+  );
+  const oursDown = await seconds(
+    download(service, "throughput", () => createWriteStream(join(dir, "out.bin"))),
+  );
+  await service.close();
+  lines.push(
+    `fs ${mib(size)} upload:   ours ${rate(size, oursUp)}, floor (file copy + SHA-256) ${rate(size, floorUp)}, ratio ${(floorUp / oursUp).toFixed(2)}x (target >= 0.7x)`,
+    `fs ${mib(size)} download: ours ${rate(size, oursDown)}, floor (file copy + SHA-256) ${rate(size, floorDown)}, ratio ${(floorDown / oursDown).toFixed(2)}x (target >= 0.7x)`,
+  );
+  return lines;
+}
+
+async function gcsFigures(endpoint: string, size: number): Promise<string[]> {
+  const storage = new Storage({ apiEndpoint: endpoint, projectId: "stream-bench" });
+  const [bucket] = await storage.createBucket(`stream-bench-${randomUUID()}`);
+  const service = new GcsArtifactService({ bucket, maxArtifactBytes: 2 * GiB });
+  const lines = await measureRss("gcs (emulator)", service);
+  const rawUp = await seconds(() =>
+    pipeline(generated(size), bucket.file("raw.bin").createWriteStream({ resumable: true })),
+  );
+  const oursUp = await seconds(upload(service, "throughput", () => generated(size)));
+  const rawDown = await seconds(() =>
+    pipeline(bucket.file("raw.bin").createReadStream(), discard()),
+  );
+  const oursDown = await seconds(download(service, "throughput", discard));
+  await service.close();
+  lines.push(
+    `gcs (emulator) ${mib(size)} upload:   ours ${rate(size, oursUp)}, raw createWriteStream ${rate(size, rawUp)}`,
+    `gcs (emulator) ${mib(size)} download: ours ${rate(size, oursDown)}, raw createReadStream ${rate(size, rawDown)}`,
+  );
+  return lines;
+}
+
+const { values } = parseArgs({
+  options: { gcs: { type: "string" }, "throughput-mib": { type: "string", default: "256" } },
+});
+const size = Number(values["throughput-mib"]) * MiB;
+const dir = await mkdtemp(join(tmpdir(), "artifact-kit-stream-bench-"));
+try {
+  for (const line of await fsFigures(dir, size)) console.log(line);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+if (values.gcs) for (const line of await gcsFigures(values.gcs, size)) console.log(line);
+else console.log("gcs: skipped (pass --gcs <emulator endpoint>)");
