@@ -67,8 +67,12 @@ export function gcsSubjects(): Subjects {
   };
   const subject = (bounds: GcsBounds) => async () => {
     const storage = new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
-    const [bucket] = await storage.createBucket(`matrix-${randomUUID()}`);
-    return { service: open(bucket.name, bounds) };
+    const name = `matrix-${randomUUID()}`;
+    // A create retried after a lost response answers 409: the name is fresh, so it is ours.
+    await storage.createBucket(name).catch((error: unknown) => {
+      if ((error as { code?: unknown } | null)?.code !== 409) throw error;
+    });
+    return { service: open(name, bounds) };
   };
   return {
     create: subject({}),

@@ -47,7 +47,9 @@ class BoundUpload implements UploadSink {
     const signal = request.deadline.toSignal();
     const onAbort = () => {
       if (this.#state === "open" || this.#state === "writing") {
-        void this.#fail(request.deadline.failure() ?? abortedError(signal?.reason));
+        // The caller's signal reports itself; otherwise the deadline's timer fired, which
+        // can be a millisecond before the wall clock says the deadline has passed.
+        void this.#fail(request.deadline.failure() ?? deadlinePassed());
       }
     };
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -144,6 +146,10 @@ function uploadTooLarge(request: ParsedUpload): ArtifactError {
 
 function abortedError(reason: unknown): ArtifactError {
   return new ArtifactError("aborted", "the upload was aborted", { cause: reason });
+}
+
+function deadlinePassed(): ArtifactError {
+  return new ArtifactError("timeout", "the upload's deadline passed");
 }
 
 function closedUpload(): ArtifactError {
