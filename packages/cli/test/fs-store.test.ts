@@ -118,10 +118,8 @@ describe("failures: exit code, code and message, nothing changed", () => {
       ["ls", "--store", "s3://bucket", ...alice],
       ["nonsense"],
     ];
-    for (const args of cases) {
-      const result = await cli(args, { cwd });
-      expect(result.code, args.join(" ")).toBe(2);
-    }
+    const results = await Promise.all(cases.map((args) => cli(args, { cwd })));
+    expect(results.map((result) => result.code)).toEqual(cases.map(() => 2));
     const invalid = await cliJson(["put", "../x", join(cwd, "note.txt"), ...alice], { cwd });
     expect(invalid.body).toMatchObject({
       error: { code: "invalid_argument", detail: { field: "name" } },
