@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeWebReadableStream } from "node:stream/web";
 import {
   ArtifactError,
   type ArtifactMeta,
@@ -69,6 +71,14 @@ export class ArtifactDownload extends ReadableStream<Uint8Array> {
     this.range = quiet(
       opening.then((source) => ({ offset: source.offset, length: source.length })),
     );
+  }
+
+  /**
+   * This download as a Node `Readable`, for `stream.pipeline` under typings that do not
+   * take a WHATWG stream as a source (TypeScript's older DOM-less libs).
+   */
+  toNodeReadable(): Readable {
+    return Readable.fromWeb(this as unknown as NodeWebReadableStream<Uint8Array>);
   }
 }
 

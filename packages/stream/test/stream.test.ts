@@ -120,6 +120,9 @@ describe("@artifact-kit/stream", () => {
       createWriteStream(join(dir, "out.bin")),
     );
     expect(Buffer.compare(await readFile(join(dir, "out.bin")), data)).toBe(0);
+    const node = openDownload(service, scope, "datasets/in.bin").toNodeReadable();
+    await pipeline(node, createWriteStream(join(dir, "again.bin")));
+    expect(Buffer.compare(await readFile(join(dir, "again.bin")), data)).toBe(0);
   });
 
   it("is a destination of Node's pipeline as a WHATWG WritableStream too", async () => {
