@@ -19,10 +19,8 @@ const sink = new Writable({
     done();
   },
 });
-await pipeline(
-  openDownload(service, scope, "hello.txt", { range: { offset: 7, length: 99 } }),
-  sink,
-);
+const download = openDownload(service, scope, "hello.txt", { range: { offset: 7, length: 99 } });
+await pipeline(download.toNodeReadable(), sink);
 if (text !== "stream") throw new Error(`range round trip failed: ${text}`);
 await service.close();
 console.log(`stream: uploaded v${meta.version} (${meta.size} bytes) and read a range back`);
