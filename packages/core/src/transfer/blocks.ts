@@ -1,4 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
+import { sha256Hex } from "../scope.js";
 
 /**
  * Verified byte ranges: at publication an adapter records the SHA-256 of every fixed-size
@@ -15,10 +16,15 @@ export interface DataDigest {
   readonly blocks: readonly string[];
 }
 
-/** Hashes data fed in pieces of any size, for the whole and for each block, in one pass. */
+/**
+ * Hashes data fed in pieces of any size, for the whole and for each block, in one pass.
+ * The first block's digest is the whole digest so far (a copy of its state), so data of
+ * one block is hashed once, and larger data once plus once more from the second block on.
+ */
 export class BlockDigester {
   readonly #whole: Hash = createHash("sha256");
-  #block: Hash = createHash("sha256");
+  /** The hash of the current block from the second block on. */
+  #block: Hash | undefined;
   #inBlock = 0;
   #size = 0;
   readonly #blocks: string[] = [];
@@ -28,12 +34,14 @@ export class BlockDigester {
   }
 
   update(chunk: Uint8Array): void {
-    this.#whole.update(chunk);
     this.#size += chunk.byteLength;
     let at = 0;
     while (at < chunk.byteLength) {
       const take = Math.min(TRANSFER_BLOCK_BYTES - this.#inBlock, chunk.byteLength - at);
-      this.#block.update(chunk.subarray(at, at + take));
+      const piece = chunk.subarray(at, at + take);
+      // The whole hash must stop at the block edge when the first block's digest is taken.
+      this.#whole.update(piece);
+      this.#block?.update(piece);
       this.#inBlock += take;
       at += take;
       if (this.#inBlock === TRANSFER_BLOCK_BYTES) this.#closeBlock();
@@ -42,16 +50,15 @@ export class BlockDigester {
 
   /** Ends the data; the digester is spent afterwards. */
   digest(): DataDigest {
-    if (this.#inBlock > 0) this.#closeBlock();
-    return Object.freeze({
-      size: this.#size,
-      sha256: this.#whole.digest("hex"),
-      blocks: Object.freeze(this.#blocks),
-    });
+    const firstBlockOpen = this.#block === undefined && this.#inBlock > 0;
+    if (this.#inBlock > 0 && !firstBlockOpen) this.#closeBlock();
+    const sha256 = this.#whole.digest("hex");
+    if (firstBlockOpen) this.#blocks.push(sha256);
+    return Object.freeze({ size: this.#size, sha256, blocks: Object.freeze(this.#blocks) });
   }
 
   #closeBlock(): void {
-    this.#blocks.push(this.#block.digest("hex"));
+    this.#blocks.push((this.#block ?? this.#whole.copy()).digest("hex"));
     this.#block = createHash("sha256");
     this.#inBlock = 0;
   }
@@ -59,6 +66,11 @@ export class BlockDigester {
 
 /** The digest of data already whole in memory (a put). */
 export function digestData(data: Uint8Array): DataDigest {
+  if (data.byteLength <= TRANSFER_BLOCK_BYTES) {
+    const sha256 = sha256Hex(data);
+    const blocks = data.byteLength === 0 ? [] : [sha256];
+    return Object.freeze({ size: data.byteLength, sha256, blocks: Object.freeze(blocks) });
+  }
   const digester = new BlockDigester();
   digester.update(data);
   return digester.digest();
