@@ -25,7 +25,8 @@ export function validateText(value: unknown, field: string, maxBytes: number): s
   if (value.length === 0) throw invalidArgument(field, "must not be empty");
   if (!value.isWellFormed()) throw invalidArgument(field, "contains a lone UTF-16 surrogate");
   if (value.includes("\0")) throw invalidArgument(field, "contains NUL");
-  if (utf8ByteLength(value) > maxBytes) {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: short strings need no byte count.
+  if (value.length * 3 > maxBytes && utf8ByteLength(value) > maxBytes) {
     throw invalidArgument(field, `is longer than ${maxBytes} UTF-8 bytes`);
   }
   return value;
