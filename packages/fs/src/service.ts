@@ -11,6 +11,7 @@ import {
   asArtifactError,
   blockCount,
   type Capabilities,
+  checkArtifactSize,
   checkBlockDigests,
   checkMetaReply,
   closedError,
@@ -263,18 +264,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parsePut(scope, name, data, options);
     request.deadline.check();
     const size = request.data.byteLength;
-    if (size > this.#config.maxArtifactBytes) {
-      throw new ArtifactError(
-        "artifact_too_large",
-        `artifact of ${size} bytes exceeds maxArtifactBytes`,
-        {
-          detail: {
-            limit: quotaLimitCode("maxArtifactBytes"),
-            bound: this.#config.maxArtifactBytes,
-          },
-        },
-      );
-    }
+    checkArtifactSize(size, this.#config.maxArtifactBytes);
     // A private copy: the caller may change its buffer while the write is in flight.
     const bytes = Buffer.from(request.data);
     try {

@@ -9,6 +9,7 @@ import {
   type ArtifactTransfer,
   asArtifactError,
   type Capabilities,
+  checkArtifactSize,
   closedError,
   compareUtf8,
   type DataDigest,
@@ -33,7 +34,6 @@ import {
   parsePut,
   parseScopeRequest,
   parseUpload,
-  quotaLimitCode,
   type RequestOptions,
   resolveRange,
   type Scope,
@@ -115,18 +115,7 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parsePut(scope, name, data, options);
     request.deadline.check();
     const size = request.data.byteLength;
-    if (size > this.#config.maxArtifactBytes) {
-      throw new ArtifactError(
-        "artifact_too_large",
-        `artifact of ${size} bytes exceeds maxArtifactBytes`,
-        {
-          detail: {
-            limit: quotaLimitCode("maxArtifactBytes"),
-            bound: this.#config.maxArtifactBytes,
-          },
-        },
-      );
-    }
+    checkArtifactSize(size, this.#config.maxArtifactBytes);
     // Copied first, so the caller changing its buffer cannot make the digest lie.
     const stored = new Uint8Array(request.data);
     const { manifest, objectName } = await this.#allocate(request, digestData(stored));
