@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { describeMachine } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
+import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
 import type { Suite } from "./suite.js";
 
@@ -9,6 +10,7 @@ const SUITES: Readonly<Record<string, () => Suite>> = {
   memory: memorySuite,
   fs: fsSuite,
   "fs-scopes": fsScopesSuite,
+  "run-store": runStoreSuite,
 };
 
 const { values, positionals } = parseArgs({

@@ -1,0 +1,116 @@
+import type { RunContent, RunStore } from "@artifact-kit/core";
+import { InMemoryRunStore } from "@artifact-kit/run-store";
+import type { Workload } from "./measure.js";
+import type { Row, Suite } from "./suite.js";
+import { KiB } from "./workloads.js";
+
+/** The two operations measured, as both sides offer them. */
+interface RunFiles {
+  register(runId: string, stepId: string, path: string, content: RunContent): Promise<void>;
+  find(runId: string, path: string): Promise<RunContent | undefined>;
+  clear(runId: string): Promise<void>;
+}
+
+/**
+ * The floor: a plain nested Map (run -> path -> entry), with no validation, no bounds and no
+ * snapshots. Text content needs no copy on either side, so the store pays for nothing else.
+ */
+class NestedMapFloor implements RunFiles {
+  readonly #runs = new Map<string, Map<string, { stepId: string; content: RunContent }>>();
+
+  async register(runId: string, stepId: string, path: string, content: RunContent) {
+    let files = this.#runs.get(runId);
+    if (!files) {
+      files = new Map();
+      this.#runs.set(runId, files);
+    }
+    files.set(path, { stepId, content });
+  }
+  async find(runId: string, path: string) {
+    return this.#runs.get(runId)?.get(path)?.content;
+  }
+  async clear(runId: string) {
+    this.#runs.delete(runId);
+  }
+}
+
+const RUN = "run-1";
+/** Paths per run: below the store's default maxArtifactsPerRun (1,000). */
+const PATHS = Array.from({ length: 512 }, (_, i) => `src/module-${i}/index.ts`);
+const TEXT = "x".repeat(KiB);
+
+/** Registers new paths one after another; the run is cleared (untimed) once every path is used. */
+function registerNewWorkload(files: RunFiles): Workload {
+  let next = 0;
+  return {
+    prepare: async () => {
+      next = 0;
+      await files.clear(RUN);
+    },
+    run: () => files.register(RUN, "step", PATHS[next++ % PATHS.length] as string, TEXT),
+    afterSample: async () => {
+      if (next >= PATHS.length) {
+        next = 0;
+        await files.clear(RUN);
+      }
+    },
+  };
+}
+
+/** Replaces files of a full run: the last-write-wins path. */
+function upsertWorkload(files: RunFiles): Workload {
+  let next = 0;
+  return {
+    prepare: () => fillRun(files),
+    run: () => files.register(RUN, "step-2", PATHS[next++ % PATHS.length] as string, TEXT),
+  };
+}
+
+function findWorkload(files: RunFiles): Workload {
+  let next = 0;
+  return {
+    prepare: () => fillRun(files),
+    run: () => files.find(RUN, PATHS[next++ % PATHS.length] as string),
+  };
+}
+
+async function fillRun(files: RunFiles) {
+  await files.clear(RUN);
+  for (const path of PATHS) await files.register(RUN, "step", path, TEXT);
+}
+
+/** Issue 7: InMemoryRunStore register and find against a plain nested Map floor; target 0.5x. */
+export function runStoreSuite(): Suite {
+  const sides: Record<string, RunFiles> = {
+    ours: new InMemoryRunStore() satisfies RunStore,
+    floor: new NestedMapFloor(),
+  };
+  const row = (label: string, build: (files: RunFiles) => Workload): Row => ({
+    label,
+    batch: 256,
+    workloads: Object.fromEntries(Object.entries(sides).map(([id, files]) => [id, build(files)])),
+    target: { comparison: "vsFloor", bound: 0.5, holds: "atLeast" },
+  });
+  return {
+    title: "run-store",
+    columns: [
+      { id: "ours", label: "ours (InMemoryRunStore)" },
+      { id: "floor", label: "floor (nested Map)" },
+    ],
+    comparisons: [
+      {
+        id: "vsFloor",
+        label: "ours/floor ops/s",
+        subject: "ours",
+        baseline: "floor",
+        metric: "throughput",
+      },
+    ],
+    rows: [
+      row("register 1 KiB text, new path", registerNewWorkload),
+      row("register 1 KiB text, upsert", upsertWorkload),
+      row("find 1 KiB text", findWorkload),
+    ],
+    close: async () => {},
+  };
+}
