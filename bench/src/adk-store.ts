@@ -25,18 +25,25 @@ export interface AdkStoreOptions {
    * get, which is what a caller holding a Uint8Array pays to use it.
    */
   readonly bytesInOut: boolean;
+  /**
+   * Untimed, on reset before the new service opens: empty the backing store that outlives a
+   * service instance (a bucket). In-memory and per-directory peers need none.
+   */
+  readonly clear?: () => Promise<void>;
 }
 
 /** `@google/adk`'s artifact services (the peer), called through their real request types. */
 export class AdkStore implements StoreUnderTest {
   readonly #open: () => BaseArtifactService;
   readonly #bytesInOut: boolean;
+  readonly #clear: (() => Promise<void>) | undefined;
   readonly #encoded = new WeakMap<Uint8Array, Part>();
   #service: BaseArtifactService;
 
   constructor(open: () => BaseArtifactService, options: AdkStoreOptions) {
     this.#open = open;
     this.#bytesInOut = options.bytesInOut;
+    this.#clear = options.clear;
     this.#service = open();
   }
 
@@ -56,6 +63,7 @@ export class AdkStore implements StoreUnderTest {
   }
 
   async reset() {
+    await this.#clear?.();
     this.#service = this.#open();
   }
 

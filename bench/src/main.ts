@@ -1,17 +1,31 @@
 import { parseArgs } from "node:util";
 import { fsScopesSuite, fsSuite } from "./fs/suite.js";
+import { gcsSuite } from "./gcs/suite.js";
 import { describeMachine } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
+import { shardedSuite } from "./sharded/suite.js";
 import type { Suite } from "./suite.js";
 
-const SUITES: Readonly<Record<string, () => Suite>> = {
-  memory: memorySuite,
-  fs: fsSuite,
-  "fs-scopes": fsScopesSuite,
-  "run-store": runStoreSuite,
-};
+interface SuiteContext {
+  /** fake-gcs-server's endpoint, from --gcs; the gcs suite is skipped without it. */
+  readonly gcsEndpoint: string | undefined;
+}
+
+/** Each suite, or the reason it cannot run here. */
+const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise<Suite> | string>> =
+  {
+    memory: memorySuite,
+    fs: fsSuite,
+    "fs-scopes": fsScopesSuite,
+    "run-store": runStoreSuite,
+    sharded: shardedSuite,
+    gcs: ({ gcsEndpoint }) =>
+      gcsEndpoint === undefined
+        ? "skipped (pass --gcs <emulator endpoint>)"
+        : gcsSuite(gcsEndpoint),
+  };
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -19,6 +33,7 @@ const { values, positionals } = parseArgs({
     "time-ms": { type: "string", default: "300" },
     "warmup-ms": { type: "string", default: "100" },
     rounds: { type: "string", default: "3" },
+    gcs: { type: "string" },
   },
 });
 const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
@@ -39,8 +54,13 @@ console.log(describeMachine());
 for (const name of names) {
   const suite = SUITES[name];
   if (!suite) throw new Error(`unknown suite "${name}"; known: ${Object.keys(SUITES).join(", ")}`);
+  const opened = await suite({ gcsEndpoint: values.gcs });
+  if (typeof opened === "string") {
+    console.log(`\n## ${name}: ${opened}`);
+    continue;
+  }
   const startedAt = performance.now();
-  const table = await runSuite(suite(), options);
+  const table = await runSuite(opened, options);
   const seconds = ((performance.now() - startedAt) / 1000).toFixed(0);
   console.log(`\n## ${name} (measured in ${seconds} s)\n\n${table}`);
 }

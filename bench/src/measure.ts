@@ -19,6 +19,8 @@ export interface Measurement {
   readonly meanMs: number;
   /** Relative margin of error of the mean latency, in percent. */
   readonly rmePercent: number;
+  /** 99th percentile of the sampled latencies, in milliseconds. */
+  readonly p99Ms: number;
   readonly samples: number;
 }
 
@@ -81,6 +83,7 @@ export async function measureAll(
       opsPerSecond: 1000 / result.latency.mean,
       meanMs: result.latency.mean,
       rmePercent: result.latency.rme,
+      p99Ms: result.latency.p99,
       samples: result.latency.samplesCount,
     });
   }

@@ -11,9 +11,14 @@ export function ratioOf(
   const subject = measured(comparison.subject);
   const baseline = measured(comparison.baseline);
   if (!subject || !baseline) return undefined;
-  return comparison.metric === "throughput"
-    ? subject.opsPerSecond / baseline.opsPerSecond
-    : subject.meanMs / baseline.meanMs;
+  switch (comparison.metric) {
+    case "throughput":
+      return subject.opsPerSecond / baseline.opsPerSecond;
+    case "time":
+      return subject.meanMs / baseline.meanMs;
+    case "p99":
+      return subject.p99Ms / baseline.p99Ms;
+  }
 }
 
 export function verdictOf(target: Target, ratio: number): Verdict {
@@ -40,7 +45,7 @@ export function formatTable(
     );
     lines.push([
       row.label,
-      ...suite.columns.map((column) => formatCell(measured(row, column.id))),
+      ...suite.columns.map((column) => formatCell(measured(row, column.id), suite.showP99)),
       ...ratios.map((ratio) => (ratio === undefined ? "" : `${ratio.toFixed(2)}x`)),
       ...targetCells(suite, row, ratios),
     ]);
@@ -59,10 +64,11 @@ function targetCells(suite: Suite, row: Row, ratios: (number | undefined)[]): [s
   return [`${comparison.label} ${sign} ${target.bound}x`, verdictOf(target, ratio)];
 }
 
-function formatCell(measurement: Measurement | undefined): string {
+function formatCell(measurement: Measurement | undefined, showP99 = false): string {
   if (!measurement) return "";
   const rate = Math.round(measurement.opsPerSecond).toLocaleString("en-US");
-  return `${rate}/s (${formatDuration(measurement.meanMs)} ±${measurement.rmePercent.toFixed(0)}%)`;
+  const p99 = showP99 ? `, p99 ${formatDuration(measurement.p99Ms)}` : "";
+  return `${rate}/s (${formatDuration(measurement.meanMs)} ±${measurement.rmePercent.toFixed(0)}%${p99})`;
 }
 
 function formatDuration(ms: number): string {

@@ -33,9 +33,11 @@ export async function runSuite(suite: Suite, options: RunOptions): Promise<strin
     for (let round = 0; round < options.rounds; round += 1) {
       passes.push(await measureAll(workloadsOfPass(round), measureOptions));
     }
-    return formatTable(suite, (row, column) =>
+    const table = formatTable(suite, (row, column) =>
       medianPass(passes, idOf(suite.rows.indexOf(row), column)),
     );
+    const appendix = suite.appendix?.();
+    return appendix ? `${table}\n\n${appendix}` : table;
   } finally {
     await suite.close();
   }

@@ -10,13 +10,14 @@ export interface Column {
  * A ratio between two columns of the same row, taken within one run.
  * "throughput": subject ops/s over baseline ops/s (higher is better for the subject).
  * "time": subject latency over baseline latency (lower is better for the subject).
+ * "p99": subject 99th-percentile latency over baseline's (lower is better for the subject).
  */
 export interface Comparison {
   readonly id: string;
   readonly label: string;
   readonly subject: string;
   readonly baseline: string;
-  readonly metric: "throughput" | "time";
+  readonly metric: "throughput" | "time" | "p99";
 }
 
 /** A goal from the issue on one comparison of one row. */
@@ -42,6 +43,10 @@ export interface Suite {
   readonly rows: readonly Row[];
   /** Overrides the run's minimum samples per cell, for suites whose operations are few and noisy. */
   readonly minSamples?: number;
+  /** Show each cell's 99th-percentile latency too, for suites that compare tails. */
+  readonly showP99?: boolean;
+  /** Untimed, after the last pass: what the suite counted beside the latencies, in Markdown. */
+  appendix?(): string;
   /** Untimed: release stores, services and temporary directories. */
   close(): Promise<void>;
 }

@@ -2,18 +2,23 @@ import type { ArtifactService, Scope } from "@artifact-kit/core";
 import type { Workload } from "../measure.js";
 
 export interface FanOut {
-  /** Puts per operation, each to its own name. */
+  /** Writers per operation, each putting to its own name. */
   readonly writers: number;
+  /** Puts each writer makes, one after another, per operation (default 1). */
+  readonly putsPerWriter?: number;
   /** Scopes the writers are spread over. */
   readonly scopes: number;
-  /** All puts at once, or one after another. */
+  /** All writers at once, or one writer after another. */
   readonly concurrent: boolean;
 }
 
-/** Operations after which the store is replaced (untimed), far below the per-name ceiling. */
-const ROUNDS_PER_STORE = 500;
+/** Versions per name after which the store is replaced (untimed), far below the per-name ceiling. */
+const VERSIONS_PER_STORE = 500;
 
-/** One operation = `writers` puts of `bytes`, spread over `scopes` scopes of one service. */
+/**
+ * One operation = `writers` writers, each making `putsPerWriter` puts of `bytes` in turn,
+ * spread over `scopes` scopes of one service.
+ */
 export function fanOutWorkload(
   open: () => Promise<ArtifactService>,
   bytes: Uint8Array,
@@ -24,26 +29,30 @@ export function fanOutWorkload(
     name: `part-${writer}.bin`,
   }));
   let service: Promise<ArtifactService> | undefined;
-  let rounds = 0;
+  const putsPerWriter = fanOut.putsPerWriter ?? 1;
+  let versions = 0;
   const reset = async () => {
     await (await service)?.close();
     service = open();
-    rounds = 0;
+    versions = 0;
   };
   return {
     prepare: reset,
     run: async () => {
       const store = await service;
       if (!store) throw new Error("fan-out run before prepare");
-      rounds += 1;
+      versions += putsPerWriter;
+      const write = async ({ scope, name }: (typeof targets)[number]) => {
+        for (let put = 0; put < putsPerWriter; put += 1) await store.put(scope, name, bytes);
+      };
       if (fanOut.concurrent) {
-        await Promise.all(targets.map(({ scope, name }) => store.put(scope, name, bytes)));
+        await Promise.all(targets.map(write));
       } else {
-        for (const { scope, name } of targets) await store.put(scope, name, bytes);
+        for (const target of targets) await write(target);
       }
     },
     afterSample: async () => {
-      if (rounds >= ROUNDS_PER_STORE) await reset();
+      if (versions >= VERSIONS_PER_STORE) await reset();
     },
     finish: async () => {
       await (await service)?.close();
@@ -51,6 +60,6 @@ export function fanOutWorkload(
   };
 }
 
-function sessionScope(index: number): Scope {
+export function sessionScope(index: number): Scope {
   return { kind: "session", app: "bench", user: "user-1", session: `session-${index}` };
 }

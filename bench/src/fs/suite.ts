@@ -14,7 +14,7 @@ const PUT_BOUNDS: PutBounds = { maxBytes: 256 * MiB, maxVersions: 2_000 };
 const GET_HISTORY = 2;
 
 /** Opens our adapter on a fresh directory of `owner`, replacing the one it had. */
-const openOurs = (scratch: ScratchSpace, owner: string) => () =>
+export const openOurs = (scratch: ScratchSpace, owner: string) => () =>
   FsArtifactService.open({ root: scratch.fresh(owner) });
 
 /** Issue 3: the fs adapter beside `@google/adk`'s FileArtifactService and a durable-write floor. */
