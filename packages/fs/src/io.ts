@@ -1,5 +1,5 @@
 import { constants, type Dirent } from "node:fs";
-import { type FileHandle, lstat, open, opendir, unlink } from "node:fs/promises";
+import { type FileHandle, lstat, open, opendir, readdir, unlink } from "node:fs/promises";
 import { TRANSFER_BLOCK_BYTES } from "@artifact-kit/core";
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
@@ -22,6 +22,14 @@ export async function openForRead(path: string): Promise<FileHandle | undefined>
     if (isMissing(error)) return undefined;
     throw error;
   }
+}
+
+/**
+ * Closes a file that was only read, without making the reader wait for it: the bytes are
+ * already checked and in hand, and a failed close of a read-only descriptor loses nothing.
+ */
+export function releaseInBackground(handle: FileHandle): void {
+  handle.close().catch(() => {});
 }
 
 /**
@@ -126,7 +134,8 @@ export interface Scan {
 export async function scanDirectory(path: string, max: number): Promise<Scan> {
   let dir: Awaited<ReturnType<typeof opendir>>;
   try {
-    dir = await opendir(path);
+    // Larger reads than the default 32 entries: a name's directory holds three files a version.
+    dir = await opendir(path, { bufferSize: 1024 });
   } catch (error) {
     if (isMissing(error)) return { entries: [], truncated: false };
     throw error;
@@ -138,6 +147,28 @@ export async function scanDirectory(path: string, max: number): Promise<Scan> {
     entries.push(entry);
   }
   return { entries, truncated: false };
+}
+
+/**
+ * The entry names of one of the store's own directories, in a single call (a scan entry by
+ * entry costs several trips to the file system thread pool, on every "latest" read). The
+ * lifetime ceilings keep these directories within maxScanEntries; more than that means
+ * foreign files, reported as truncated. Repair, which walks leftovers of any size, scans.
+ */
+export async function readStoreDirectory(
+  path: string,
+  max: number,
+): Promise<{ names: string[]; truncated: boolean }> {
+  let names: string[];
+  try {
+    names = await readdir(path);
+  } catch (error) {
+    if (isMissing(error)) return { names: [], truncated: false };
+    throw error;
+  }
+  return names.length > max
+    ? { names: names.slice(0, max), truncated: true }
+    : { names, truncated: false };
 }
 
 /** True if something (of any type, links not followed) exists at `path`. */
