@@ -8,6 +8,11 @@ export interface Workload {
   prepare?(): Promise<void>;
   /** Untimed, after every sample: e.g. drop what puts stored so memory stays bounded. */
   afterSample?(): Promise<void>;
+  /**
+   * Untimed, after the last sample of each phase: stop background work. tinybench warms up
+   * every workload before it runs any, so work left running would load the others' runs.
+   */
+  endPhase?(): Promise<void>;
   /** Untimed, once after the last sample: release what `prepare` opened. */
   finish?(): Promise<void>;
 }
@@ -65,11 +70,10 @@ export async function measureAll(
         settleHeap();
       },
       ...(workload.afterSample && { afterEach: () => workload.afterSample?.() }),
-      ...(workload.finish && {
-        afterAll: async (mode) => {
-          if (mode === "run") await workload.finish?.();
-        },
-      }),
+      afterAll: async (mode) => {
+        await workload.endPhase?.();
+        if (mode === "run") await workload.finish?.();
+      },
     });
   }
   await bench.run();

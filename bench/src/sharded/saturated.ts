@@ -14,7 +14,7 @@ const VERSIONS_PER_NAME = 1_000;
 /**
  * One operation = one put of `bytes` into a quiet scope, while another scope of the same
  * service is kept saturated by `saturation.writers` writers putting without pause. Each phase
- * opens a fresh service and starts the load (untimed); the load stops before the next phase.
+ * opens a fresh service and starts the load (untimed); the load stops at the end of the phase.
  */
 export function putBesideSaturatedScopeWorkload(
   open: () => Promise<ArtifactService>,
@@ -56,6 +56,6 @@ export function putBesideSaturatedScopeWorkload(
       puts += 1;
       return service.put(quiet, `probe-${Math.floor(puts / VERSIONS_PER_NAME)}.bin`, bytes);
     },
-    finish: stop,
+    endPhase: stop,
   };
 }
