@@ -7,17 +7,20 @@ import {
   validateText,
 } from "@artifact-kit/core";
 
+/** Only white space (what `trim` removes), tested without building a trimmed copy. */
+const BLANK = /^\s*$/;
+
 /** A run or step id: well-formed, NUL-free, not blank, within the scope id limit. */
 export function validateId(value: unknown, field: "runId" | "stepId"): string {
   const id = validateText(value, field, MAX_SCOPE_ID_BYTES);
-  if (id.trim() === "") throw invalidArgument(field, "must not be blank");
+  if (BLANK.test(id)) throw invalidArgument(field, "must not be blank");
   return id;
 }
 
 /** A non-blank `/`-separated path with no empty, `.` or `..` segment (the artifact name rules). */
 export function validatePath(value: unknown): string {
   const path = validateName(value, "path");
-  if (path.trim() === "") throw invalidArgument("path", "must not be blank");
+  if (BLANK.test(path)) throw invalidArgument("path", "must not be blank");
   return path;
 }
 
