@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Adds up every vitest "Tests" line of a CI log into one closing line:
+// "tests: N passed, N failed, N skipped".
+import { readFileSync } from "node:fs";
+
+const log = readFileSync(process.argv[2] ?? 0, "utf8").replace(/\x1b\[[0-9;]*m/g, "");
+const totals = { passed: 0, failed: 0, skipped: 0 };
+for (const line of log.split("\n")) {
+  if (!/\bTests\s+\d/.test(line)) continue;
+  for (const [, count, kind] of line.matchAll(/(\d+) (passed|failed|skipped)/g)) {
+    totals[kind] += Number(count);
+  }
+}
+console.log(`tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
