@@ -2,8 +2,9 @@
 // Adds up every vitest "Tests" line of a CI log into one closing line:
 // "tests: N passed, N failed, N skipped".
 import { readFileSync } from "node:fs";
+import { stripVTControlCharacters } from "node:util";
 
-const log = readFileSync(process.argv[2] ?? 0, "utf8").replace(/\x1b\[[0-9;]*m/g, "");
+const log = stripVTControlCharacters(readFileSync(process.argv[2] ?? 0, "utf8"));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 for (const line of log.split("\n")) {
   if (!/\bTests\s+\d/.test(line)) continue;
