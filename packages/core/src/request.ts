@@ -30,19 +30,32 @@ export interface ParsedPut extends ParsedRequest {
   metadata: JsonObject;
 }
 
+/** The option keys of a put; an upload takes these and more. */
+export const PUT_OPTION_KEYS = [...DEADLINE_KEYS, "mimeType", "metadata"] as const;
+
+/** The content description a put or an upload carries: mimeType (defaulted) and metadata. */
+export function parseContentOptions(opts: Record<string, unknown>): {
+  mimeType: string;
+  metadata: JsonObject;
+} {
+  return {
+    mimeType: opts.mimeType === undefined ? DEFAULT_MIME_TYPE : validateMimeType(opts.mimeType),
+    metadata: opts.metadata === undefined ? Object.freeze({}) : validateMetadata(opts.metadata),
+  };
+}
+
 export function parsePut(
   scope: unknown,
   name: unknown,
   data: unknown,
   options: unknown,
 ): ParsedPut {
-  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "mimeType", "metadata"]);
+  const opts = validateOptionKeys(options, PUT_OPTION_KEYS);
   return {
     scope: validateScope(scope),
     name: validateName(name),
     data: validateData(data),
-    mimeType: opts.mimeType === undefined ? DEFAULT_MIME_TYPE : validateMimeType(opts.mimeType),
-    metadata: opts.metadata === undefined ? Object.freeze({}) : validateMetadata(opts.metadata),
+    ...parseContentOptions(opts),
     deadline: Deadline.start(opts),
   };
 }

@@ -1,7 +1,12 @@
 import { Deadline } from "./deadline.js";
 import { invalidArgument } from "./errors.js";
-import { DEFAULT_MIME_TYPE } from "./limits.js";
-import { type ParsedGet, type ParsedRequest, parseGet } from "./request.js";
+import {
+  type ParsedGet,
+  type ParsedRequest,
+  PUT_OPTION_KEYS,
+  parseContentOptions,
+  parseGet,
+} from "./request.js";
 import type {
   ArtifactMeta,
   ArtifactService,
@@ -11,8 +16,6 @@ import type {
   Scope,
 } from "./types.js";
 import {
-  validateMetadata,
-  validateMimeType,
   validateName,
   validateOptionKeys,
   validatePositiveInteger,
@@ -95,21 +98,14 @@ export function parseUpload(
   options: unknown,
   maxArtifactBytes: number,
 ): ParsedUpload {
-  const opts = validateOptionKeys(options, [
-    "timeoutMs",
-    "signal",
-    "mimeType",
-    "metadata",
-    "maxBytes",
-  ]);
+  const opts = validateOptionKeys(options, [...PUT_OPTION_KEYS, "maxBytes"]);
   const asked =
     opts.maxBytes === undefined ? undefined : validatePositiveInteger(opts.maxBytes, "maxBytes");
   const own = asked !== undefined && asked < maxArtifactBytes;
   return {
     scope: validateScope(scope),
     name: validateName(name),
-    mimeType: opts.mimeType === undefined ? DEFAULT_MIME_TYPE : validateMimeType(opts.mimeType),
-    metadata: opts.metadata === undefined ? Object.freeze({}) : validateMetadata(opts.metadata),
+    ...parseContentOptions(opts),
     maxBytes: own ? asked : maxArtifactBytes,
     maxBytesLimit: own ? "max_bytes" : "max_artifact_bytes",
     deadline: Deadline.start(opts),
