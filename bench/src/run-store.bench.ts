@@ -37,17 +37,23 @@ class NestedMapFloor implements RunFiles {
 const RUN = "run-1";
 /** Paths per run: below the store's default maxArtifactsPerRun (1,000). */
 const PATHS = Array.from({ length: 512 }, (_, i) => `src/module-${i}/index.ts`);
-const TEXT = "x".repeat(KiB);
+/**
+ * 1 KiB of text as an agent's file arrives: decoded from a model's reply, so one flat string.
+ * A string built by `+` or `repeat` is a rope in V8, which Node's UTF-8 count walks slowly;
+ * the last row measures that shape.
+ */
+const TEXT = new TextDecoder().decode(new Uint8Array(KiB).fill(0x78));
+const ROPE_TEXT = "x".repeat(KiB);
 
 /** Registers new paths one after another; the run is cleared (untimed) once every path is used. */
-function registerNewWorkload(files: RunFiles): Workload {
+function registerNewWorkload(files: RunFiles, text = TEXT): Workload {
   let next = 0;
   return {
     prepare: async () => {
       next = 0;
       await files.clear(RUN);
     },
-    run: () => files.register(RUN, "step", PATHS[next++ % PATHS.length] as string, TEXT),
+    run: () => files.register(RUN, "step", PATHS[next++ % PATHS.length] as string, text),
     afterSample: async () => {
       if (next >= PATHS.length) {
         next = 0;
@@ -110,6 +116,9 @@ export function runStoreSuite(): Suite {
       row("register 1 KiB text, new path", registerNewWorkload),
       row("register 1 KiB text, upsert", upsertWorkload),
       row("find 1 KiB text", findWorkload),
+      row("register 1 KiB text built by repeat (a rope), new path", (files) =>
+        registerNewWorkload(files, ROPE_TEXT),
+      ),
     ],
     close: async () => {},
   };

@@ -8,7 +8,7 @@ import {
 } from "@artifact-kit/core";
 import { checkBounds, resolveBounds } from "./bounds.js";
 import { copyContent, freezeSnapshot } from "./snapshot.js";
-import { parseRegister, validateId, validatePath } from "./validate.js";
+import { contentSize, validateId, validatePath } from "./validate.js";
 
 interface StoredFile {
   readonly stepId: string;
@@ -20,6 +20,8 @@ interface RunFiles {
   /** Insertion order is registration order; `set` on a present key keeps its position. */
   readonly files: Map<string, StoredFile>;
   bytes: number;
+  /** The step id of the run's latest registration. */
+  lastStepId: string;
 }
 
 export interface InMemoryRunStoreOptions {
@@ -43,7 +45,12 @@ export class InMemoryRunStore implements RunStore {
   async register(runId: string, stepId: string, path: string, content: RunContent): Promise<void> {
     const run = this.#runs.get(runId);
     const replaced = run?.files.get(path);
-    const request = parseRegister(runId, stepId, path, content, replaced !== undefined);
+    // Each key was validated on its way in, and so was the run's latest step id: a run's
+    // files arrive step by step, so most calls only have their content left to check.
+    if (run === undefined) validateId(runId, "runId");
+    if (stepId !== run?.lastStepId) validateId(stepId, "stepId");
+    if (replaced === undefined) validatePath(path);
+    const size = contentSize(content);
     checkBounds(
       this.#bounds,
       {
@@ -53,16 +60,13 @@ export class InMemoryRunStore implements RunStore {
         runs: this.#runs.size,
         totalBytes: this.#totalBytes,
       },
-      request.size,
+      size,
     );
-    const target = run ?? this.#newRun(request.runId);
-    const growth = request.size - (replaced?.size ?? 0);
-    target.files.set(request.path, {
-      stepId: request.stepId,
-      content: request.content,
-      size: request.size,
-    });
+    const target = run ?? this.#newRun(runId, stepId);
+    const growth = size - (replaced?.size ?? 0);
+    target.files.set(path, { stepId, content: copyContent(content), size });
     target.bytes += growth;
+    target.lastStepId = stepId;
     this.#totalBytes += growth;
   }
 
@@ -109,8 +113,8 @@ export class InMemoryRunStore implements RunStore {
     this.#runs.delete(validRunId);
   }
 
-  #newRun(runId: string): RunFiles {
-    const run: RunFiles = { files: new Map(), bytes: 0 };
+  #newRun(runId: string, stepId: string): RunFiles {
+    const run: RunFiles = { files: new Map(), bytes: 0, lastStepId: stepId };
     this.#runs.set(runId, run);
     return run;
   }

@@ -25,8 +25,8 @@ import {
   runIdOfMarker,
   runScope,
 } from "./service-layout.js";
-import { freezeSnapshot } from "./snapshot.js";
-import { parseRegister, validateId, validatePath } from "./validate.js";
+import { copyContent, freezeSnapshot } from "./snapshot.js";
+import { validateId, validatePath, validateRegister } from "./validate.js";
 
 export interface ArtifactServiceRunStoreOptions {
   bounds?: RunStoreBoundsOptions;
@@ -82,10 +82,12 @@ export class ArtifactServiceRunStore implements RunStore {
   }
 
   async register(runId: string, stepId: string, path: string, content: RunContent): Promise<void> {
-    const request = parseRegister(runId, stepId, path, content);
+    const size = validateRegister(runId, stepId, path, content);
+    // A private copy before the first await: the caller may change its bytes once we return.
+    const kept = copyContent(content);
     await this.#exclusive("register", async (runs) => {
-      const run = runs.get(request.runId);
-      const replaced = run?.files.get(request.path);
+      const run = runs.get(runId);
+      const replaced = run?.files.get(path);
       checkBounds(
         this.#bounds,
         {
@@ -95,37 +97,34 @@ export class ArtifactServiceRunStore implements RunStore {
           runs: runs.size,
           totalBytes: this.#totalBytes,
         },
-        request.size,
+        size,
       );
-      const encoding: Encoding = typeof request.content === "string" ? "utf8" : "bytes";
+      const encoding: Encoding = typeof kept === "string" ? "utf8" : "bytes";
       const record: FileRecord = {
-        stepId: request.stepId,
+        stepId,
         order: replaced?.order ?? run?.nextOrder ?? 1,
         encoding,
       };
-      const scope = this.#runScope(request.runId);
+      const scope = this.#runScope(runId);
       // The marker goes first: a crash before the file leaves an empty run, which loading drops.
-      if (!run)
-        await this.#service.put(this.#registry(), markerName(request.runId), new Uint8Array());
+      if (!run) await this.#service.put(this.#registry(), markerName(runId), new Uint8Array());
       let version: number;
       try {
-        const data =
-          typeof request.content === "string" ? encoder.encode(request.content) : request.content;
-        ({ version } = await this.#service.put(scope, request.path, data, {
+        const data = typeof kept === "string" ? encoder.encode(kept) : kept;
+        ({ version } = await this.#service.put(scope, path, data, {
           mimeType: MIME_TYPES[encoding],
           metadata: { ...record },
         }));
       } catch (error) {
-        if (!run)
-          await this.#deleteAll(this.#registry(), markerName(request.runId)).catch(() => {});
+        if (!run) await this.#deleteAll(this.#registry(), markerName(runId)).catch(() => {});
         throw error;
       }
       // The new version is committed; the old one is garbage that loading would ignore anyway.
-      if (replaced) await this.#deleteVersion(scope, request.path, replaced.version);
-      const target = run ?? this.#newRun(runs, request.runId);
-      target.files.set(request.path, { ...record, version, size: request.size });
+      if (replaced) await this.#deleteVersion(scope, path, replaced.version);
+      const target = run ?? this.#newRun(runs, runId);
+      target.files.set(path, { ...record, version, size });
       target.nextOrder = Math.max(target.nextOrder, record.order + 1);
-      this.#account(target, request.size - (replaced?.size ?? 0));
+      this.#account(target, size - (replaced?.size ?? 0));
     });
   }
 
