@@ -13,7 +13,7 @@ import {
   Utf16Order,
 } from "./broken.js";
 import { RenumberingService } from "./renumbering.js";
-import { AbortPublishes, RangeOffByOne } from "./transfer.js";
+import { AbortPublishes, KeepsLentChunks, RangeOffByOne } from "./transfer.js";
 
 export interface Mutant {
   name: string;
@@ -45,4 +45,5 @@ export const MUTANTS: readonly Mutant[] = [
   { name: "quota off by one", make: (o) => new QuotaOffByOne(memory(o)) },
   { name: "serves byte ranges one byte late", make: (o) => new RangeOffByOne(memory(o)) },
   { name: "publishes an aborted upload", make: (o) => new AbortPublishes(memory(o)) },
+  { name: "keeps a lent upload chunk", make: (o) => new KeepsLentChunks(memory(o)) },
 ];

@@ -30,3 +30,24 @@ export class AbortPublishes extends ForwardingService {
     };
   }
 }
+
+/**
+ * Takes the credit for a chunk without copying it: the caller's buffer is only lent until its
+ * write resolves, so bytes the caller reuses afterwards end up in the artifact.
+ */
+export class KeepsLentChunks extends ForwardingService {
+  override async openUpload(scope: Scope, name: string, options?: UploadOptions) {
+    const upload = await super.openUpload(scope, name, options);
+    const kept: Uint8Array[] = [];
+    return {
+      write: async (chunk: Uint8Array) => {
+        kept.push(chunk);
+      },
+      finish: async () => {
+        for (const chunk of kept) await upload.write(chunk);
+        return upload.finish();
+      },
+      abort: (reason?: unknown) => upload.abort(reason),
+    };
+  }
+}

@@ -79,7 +79,6 @@ import {
   removeIfPresent,
   removeQuietly,
   syncDirectory,
-  writeAll,
 } from "./io.js";
 import {
   type NamePaths,
@@ -93,6 +92,7 @@ import {
   versionFile,
 } from "./layout.js";
 import { type RepairOptions, type RepairReport, repairTree } from "./repair.js";
+import { StagingFile } from "./staging-file.js";
 
 /** On-disk format of slot and metadata files. */
 const FORMAT = 1;
@@ -294,26 +294,16 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
       const scopeDirs = await this.#ensureScope(request.scope);
       const nameDirs = await this.#ensureName(scopeDirs, request.name);
       const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
-      const handle = await createExclusive(dataStage, this.#config.fileMode);
-      let closed = false;
-      const close = async () => {
-        if (closed) return;
-        closed = true;
-        await handle.close();
-      };
-      // One disk write in flight while the next chunk is hashed: the adapter has taken a
-      // chunk once its write has started and the one before it has landed.
-      let landing: Promise<void> = Promise.resolve();
+      const file = new StagingFile(await createExclusive(dataStage, this.#config.fileMode));
       return uploadSink(request, {
+        // The chunk is written straight from the caller's buffer while the sink hashes it.
         write: async (chunk) => {
           this.#ensureOpen();
-          await landing;
-          landing = writeAll(handle, chunk);
-          landing.catch(() => undefined);
+          await file.write(chunk);
         },
         publish: async (digest, deadline) => {
           this.#ensureOpen();
-          const synced = landing.then(() => handle.sync()).then(close);
+          const synced = file.syncAndClose();
           try {
             return await this.#publish(
               { scopeDirs, nameDirs, dataStage, request, digest },
@@ -325,8 +315,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
           }
         },
         discard: async () => {
-          await landing.catch(() => undefined);
-          await close().catch(() => undefined);
+          await file.close().catch(() => undefined);
           await removeQuietly(dataStage);
         },
       });

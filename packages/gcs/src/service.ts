@@ -159,7 +159,8 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
         this.#ensureOpen();
         const failure = failed();
         if (failure) throw failure;
-        if (!stream.write(chunk)) await once(stream, "drain");
+        // The chunk is only lent, and the client's stream keeps what it has not sent yet.
+        if (!stream.write(new Uint8Array(chunk))) await once(stream, "drain");
       },
       publish: async (digest, deadline) => {
         this.#ensureOpen();

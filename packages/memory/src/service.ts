@@ -142,7 +142,8 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
         this.#ensureOpen();
         // Quotas are checked as the chunks arrive, so an upload that cannot fit fails early.
         this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), gathered + chunk.byteLength);
-        chunks.push(chunk);
+        // The chunk is only lent: keep a copy.
+        chunks.push(new Uint8Array(chunk));
         gathered += chunk.byteLength;
       },
       publish: async (digest: DataDigest, deadline: Deadline) => {

@@ -7,7 +7,10 @@ import { BlockDigester, type DataDigest } from "./blocks.js";
 
 /** Where an adapter's upload goes: it stages bytes and publishes them, or throws them away. */
 export interface UploadTarget {
-  /** Stages one chunk (a private copy, already counted and hashed). */
+  /**
+   * Stages one chunk, already counted. The chunk is the caller's and is lent only until the
+   * returned promise settles (it is hashed meanwhile): a target that keeps it longer copies it.
+   */
   write(chunk: Uint8Array): Promise<void>;
   /**
    * Publishes what was staged as one new version. Must call `deadline.check()` immediately
@@ -65,10 +68,14 @@ class BoundUpload implements UploadSink {
       if (this.#digester.size + bytes.byteLength > this.#request.maxBytes) {
         throw uploadTooLarge(this.#request);
       }
-      // A private copy: the caller may reuse its buffer as soon as the write resolves.
-      const copy = new Uint8Array(bytes);
-      this.#digester.update(copy);
-      await this.#target.write(copy);
+      // The target stages the chunk (on the thread pool, for files) while it is hashed here;
+      // neither keeps the caller's buffer once the write resolves.
+      const staged = this.#target.write(bytes);
+      try {
+        this.#digester.update(bytes);
+      } finally {
+        await staged;
+      }
     })();
     this.#busy = work;
     try {

@@ -58,7 +58,12 @@ async function uploadChunks(
   options?: Parameters<Transferring["openUpload"]>[2],
 ) {
   const upload = await service.openUpload(scope, NAME, options);
-  for (const chunk of chunks) await upload.write(chunk);
+  for (const chunk of chunks) {
+    // A caller may reuse its buffer once the write has resolved: scribble over it then.
+    const lent = new Uint8Array(chunk);
+    await upload.write(lent);
+    lent.fill(0xa5);
+  }
   return upload.finish();
 }
 

@@ -1,0 +1,61 @@
+import type { FileHandle } from "node:fs/promises";
+import { writeAll } from "./io.js";
+
+/**
+ * How much a streamed upload writes between background flushes: small enough that the disk
+ * works while the rest of the upload arrives, large enough that the flushes stay few.
+ */
+const FLUSH_EVERY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A staging file written front to back by a streamed upload. Every FLUSH_EVERY_BYTES it
+ * starts writing the data back to disk (fdatasync) in the background, so the fsync before
+ * publication finds only the tail still dirty rather than the whole file.
+ */
+export class StagingFile {
+  readonly #handle: FileHandle;
+  #unflushed = 0;
+  #flushing: Promise<void> | undefined;
+  /** Linux reports a writeback error to one fsync only: a background one must keep it. */
+  #flushFailure: { error: unknown } | undefined;
+  #closed = false;
+
+  constructor(handle: FileHandle) {
+    this.#handle = handle;
+  }
+
+  async write(data: Uint8Array): Promise<void> {
+    await writeAll(this.#handle, data);
+    this.#unflushed += data.byteLength;
+    if (this.#unflushed >= FLUSH_EVERY_BYTES && this.#flushing === undefined) this.#flush();
+  }
+
+  /** Makes everything written durable, then closes the file. */
+  async syncAndClose(): Promise<void> {
+    await this.#flushing;
+    if (this.#flushFailure) throw this.#flushFailure.error;
+    await this.#handle.sync();
+    await this.close();
+  }
+
+  /** Closes the file once no flush is running; closing twice is closing once. */
+  async close(): Promise<void> {
+    await this.#flushing;
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#handle.close();
+  }
+
+  #flush(): void {
+    this.#unflushed = 0;
+    this.#flushing = (async () => {
+      try {
+        await this.#handle.datasync();
+      } catch (error) {
+        this.#flushFailure ??= { error };
+      } finally {
+        this.#flushing = undefined;
+      }
+    })();
+  }
+}
