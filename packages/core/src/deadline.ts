@@ -67,6 +67,18 @@ export class Deadline {
     if (failure) throw failure;
   }
 
+  /**
+   * What is left of this deadline as a call's options (`timeoutMs`, `signal`), for handing a
+   * request on to another service under the same absolute deadline.
+   */
+  toRequestOptions(now = Date.now()): { timeoutMs?: number; signal?: AbortSignal } {
+    const remaining = this.remainingMs(now);
+    return {
+      ...(remaining === undefined ? {} : { timeoutMs: Math.max(1, Math.ceil(remaining)) }),
+      ...(this.signal ? { signal: this.signal } : {}),
+    };
+  }
+
   /** A signal that fires at the deadline or on the caller's abort, for backend calls. */
   toSignal(now = Date.now()): AbortSignal | undefined {
     const remaining = this.remainingMs(now);

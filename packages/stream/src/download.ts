@@ -9,11 +9,18 @@ import {
   type DownloadSource,
   type Scope,
 } from "@artifact-kit/core";
-import { nativeTransfer, quiet, resolveChunkBytes } from "./negotiate.js";
+import type { BufferingOptions } from "./buffered.js";
+import { negotiateTransfer, quiet, resolveChunkBytes } from "./negotiate.js";
 
 export interface OpenDownloadOptions extends DownloadOptions {
   /** Most bytes per chunk the stream hands out (default 1 MiB). */
   chunkBytes?: number;
+  /**
+   * Opt-in for an adapter without native streaming download (or byte ranges): get the whole
+   * version into memory, refusing one larger than `maxBytes` with artifact_too_large before
+   * it is loaded. Ignored when the adapter streams natively.
+   */
+  buffering?: BufferingOptions;
 }
 
 /**
@@ -93,11 +100,12 @@ export function openDownload(
   name: string,
   options?: OpenDownloadOptions,
 ): ArtifactDownload {
-  const transfer = nativeTransfer(
+  const { chunkBytes, buffering, ...downloadOptions } = options ?? {};
+  const transfer = negotiateTransfer(
     service,
     options?.range === undefined ? "streamingDownload" : "byteRanges",
+    buffering,
   );
-  const { chunkBytes, ...downloadOptions } = options ?? {};
   const size = resolveChunkBytes(chunkBytes);
   const opening = quiet(transfer.openDownload(scope, name, downloadOptions));
   return new ArtifactDownload(opening, size, options?.signal);

@@ -6,6 +6,7 @@ import {
   invalidArgument,
   type TransferCapabilities,
 } from "@artifact-kit/core";
+import { bufferedTransfer, parseBuffering } from "./buffered.js";
 
 /** Default and bounds of `chunkBytes`: the most bytes handed to the adapter, or the reader, at once. */
 export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
@@ -13,20 +14,22 @@ export const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /**
  * The adapter's native transfer, if it declares `part` in capabilities().transfer and
- * implements it; otherwise unsupported_transfer. There is no silent whole-buffer fallback.
+ * implements it. Otherwise: transfer over put / get when the caller opted in with
+ * `buffering`, else unsupported_transfer. There is no silent whole-buffer fallback.
  */
-export function nativeTransfer(
+export function negotiateTransfer(
   service: ArtifactService,
   part: keyof TransferCapabilities,
+  buffering: unknown,
 ): ArtifactTransfer {
-  if (!service.capabilities().transfer?.[part] || !hasTransfer(service)) {
-    throw new ArtifactError(
-      "unsupported_transfer",
-      `the adapter does not serve ${part} natively; use put / get, or an adapter that does`,
-      { detail: { transfer: part } },
-    );
-  }
-  return service;
+  const opted = buffering === undefined ? undefined : parseBuffering(buffering);
+  if (service.capabilities().transfer?.[part] && hasTransfer(service)) return service;
+  if (opted) return bufferedTransfer(service, opted);
+  throw new ArtifactError(
+    "unsupported_transfer",
+    `the adapter does not serve ${part} natively; use put / get, an adapter that does, or opt in to holding the artifact in memory with the buffering option`,
+    { detail: { transfer: part } },
+  );
 }
 
 export function resolveChunkBytes(value: unknown): number {

@@ -9,11 +9,17 @@ import {
   type UploadOptions,
   type UploadSink,
 } from "@artifact-kit/core";
-import { nativeTransfer, quiet, resolveChunkBytes } from "./negotiate.js";
+import type { BufferingOptions } from "./buffered.js";
+import { negotiateTransfer, quiet, resolveChunkBytes } from "./negotiate.js";
 
 export interface OpenUploadOptions extends UploadOptions {
   /** Most bytes handed to the adapter per write (default 1 MiB); larger writes are split. */
   chunkBytes?: number;
+  /**
+   * Opt-in for an adapter without native streaming upload: gather the chunks in memory (at
+   * most `maxBytes`) and publish them with one put. Ignored when the adapter streams natively.
+   */
+  buffering?: BufferingOptions;
 }
 
 /**
@@ -119,8 +125,8 @@ export function openUpload(
   name: string,
   options?: OpenUploadOptions,
 ): ArtifactUpload {
-  const transfer = nativeTransfer(service, "streamingUpload");
-  const { chunkBytes, ...uploadOptions } = options ?? {};
+  const { chunkBytes, buffering, ...uploadOptions } = options ?? {};
+  const transfer = negotiateTransfer(service, "streamingUpload", buffering);
   const size = resolveChunkBytes(chunkBytes);
   const opening = quiet(transfer.openUpload(scope, name, uploadOptions));
   return new ArtifactUpload(opening, size);

@@ -6,7 +6,6 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   ArtifactError,
-  type ArtifactService,
   type DownloadSource,
   isArtifactError,
   type Scope,
@@ -15,6 +14,7 @@ import {
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDownload, openUpload } from "../src/index.js";
+import { withoutNativeTransfer } from "./plain-service.js";
 
 const scope: Scope = { kind: "session", app: "stream", user: "ada", session: "s1" };
 const MiB = 1024 * 1024;
@@ -198,19 +198,7 @@ describe("@artifact-kit/stream", () => {
   });
 
   it("refuses an adapter without native transfer with unsupported_transfer", () => {
-    const memory = new MemoryArtifactService();
-    const { transfer: _transfer, ...capabilities } = memory.capabilities();
-    const plain: ArtifactService = {
-      capabilities: () => capabilities,
-      put: (...args) => memory.put(...args),
-      get: (...args) => memory.get(...args),
-      head: (...args) => memory.head(...args),
-      delete: (...args) => memory.delete(...args),
-      listNames: (...args) => memory.listNames(...args),
-      listVersions: (...args) => memory.listVersions(...args),
-      list: (...args) => memory.list(...args),
-      close: () => memory.close(),
-    };
+    const plain = withoutNativeTransfer(new MemoryArtifactService());
     for (const open of [
       () => openUpload(plain, scope, "x"),
       () => openDownload(plain, scope, "x"),

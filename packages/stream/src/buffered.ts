@@ -1,0 +1,169 @@
+import {
+  ArtifactError,
+  type ArtifactMeta,
+  type ArtifactService,
+  type ArtifactTransfer,
+  type DataDigest,
+  type Deadline,
+  type DownloadOptions,
+  type DownloadSource,
+  type ParsedUpload,
+  parseDownload,
+  parseUpload,
+  resolveRange,
+  type Scope,
+  TRANSFER_BLOCK_BYTES,
+  type UploadOptions,
+  uploadSink,
+  validateOptionKeys,
+  validatePositiveInteger,
+} from "@artifact-kit/core";
+
+/** The explicit opt-in to carry a transfer through `put` / `get`, whole in memory. */
+export interface BufferingOptions {
+  /** Most bytes one transfer may hold in memory: the whole artifact is held. */
+  maxBytes: number;
+}
+
+export function parseBuffering(value: unknown): BufferingOptions {
+  const { maxBytes } = validateOptionKeys(value, ["maxBytes"], "buffering");
+  return { maxBytes: validatePositiveInteger(maxBytes, "buffering.maxBytes") };
+}
+
+/**
+ * Transfer over `put` / `get` for an adapter without native transfer, for callers who opted in
+ * with a byte bound: an upload gathers its chunks (at most `maxBytes`, else
+ * artifact_too_large) and publishes them with one put; a download reads the version's size
+ * first, refuses one larger than `maxBytes` with artifact_too_large, then gets it whole (the
+ * adapter checks it against its SHA-256) and serves it, or its range, one block at a time.
+ */
+export function bufferedTransfer(
+  service: ArtifactService,
+  buffering: BufferingOptions,
+): ArtifactTransfer {
+  return {
+    openUpload: async (scope, name, options) =>
+      bufferedUpload(service, buffering, scope, name, options),
+    openDownload: (scope, name, options) =>
+      bufferedDownload(service, buffering, scope, name, options),
+  };
+}
+
+function bufferedUpload(
+  service: ArtifactService,
+  { maxBytes }: BufferingOptions,
+  scope: Scope,
+  name: string,
+  options: UploadOptions | undefined,
+) {
+  const request = parseUpload(scope, name, options, maxBytes);
+  const chunks: Uint8Array[] = [];
+  return uploadSink(request, {
+    write: async (chunk) => {
+      // The chunk is only lent: keep a copy.
+      chunks.push(new Uint8Array(chunk));
+    },
+    publish: (digest, deadline) =>
+      putGathered(service, request, chunks.splice(0), digest, deadline),
+    discard: async () => {
+      chunks.length = 0;
+    },
+  });
+}
+
+async function putGathered(
+  service: ArtifactService,
+  request: ParsedUpload,
+  chunks: readonly Uint8Array[],
+  digest: DataDigest,
+  deadline: Deadline,
+): Promise<ArtifactMeta> {
+  const data = new Uint8Array(digest.size);
+  let at = 0;
+  for (const chunk of chunks) {
+    data.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  deadline.check();
+  const meta = await service.put(request.scope, request.name, data, {
+    mimeType: request.mimeType,
+    metadata: request.metadata,
+    ...deadline.toRequestOptions(),
+  });
+  if (meta.sha256 !== digest.sha256 || meta.size !== digest.size) {
+    throw new ArtifactError(
+      "invalid_service_reply",
+      "the adapter's put reported other bytes than were uploaded",
+    );
+  }
+  return meta;
+}
+
+async function bufferedDownload(
+  service: ArtifactService,
+  { maxBytes }: BufferingOptions,
+  scope: Scope,
+  name: string,
+  options: DownloadOptions | undefined,
+): Promise<DownloadSource> {
+  const request = parseDownload(scope, name, options);
+  const { deadline } = request;
+  // The size first, so that an artifact too large to hold is never loaded.
+  const head = await service.head(request.scope, request.name, {
+    version: request.version,
+    ...deadline.toRequestOptions(),
+  });
+  if (head.size > maxBytes) {
+    throw new ArtifactError(
+      "artifact_too_large",
+      `the artifact's ${head.size} bytes exceed the buffering bound of ${maxBytes}`,
+      { detail: { limit: "max_bytes", bound: maxBytes } },
+    );
+  }
+  const range = resolveRange(request.range, head.size);
+  // The version head found, so that a newer "latest" cannot slip in between.
+  const { data, ...meta } = await service.get(request.scope, request.name, {
+    version: head.version,
+    ...deadline.toRequestOptions(),
+  });
+  return new BufferedSource(meta, data, range.offset, range.length, deadline);
+}
+
+/** Serves [offset, offset + length) of bytes already whole in memory, one block at a time. */
+class BufferedSource implements DownloadSource {
+  readonly meta: ArtifactMeta;
+  readonly offset: number;
+  readonly length: number;
+  #data: Uint8Array;
+  #at: number;
+  readonly #deadline: Deadline;
+
+  constructor(
+    meta: ArtifactMeta,
+    data: Uint8Array,
+    offset: number,
+    length: number,
+    deadline: Deadline,
+  ) {
+    this.meta = Object.freeze(meta);
+    this.offset = offset;
+    this.length = length;
+    this.#data = data;
+    this.#at = offset;
+    this.#deadline = deadline;
+  }
+
+  async read(): Promise<Uint8Array | undefined> {
+    const end = this.offset + this.length;
+    if (this.#at >= end) return undefined;
+    this.#deadline.check();
+    const piece = this.#data.subarray(this.#at, Math.min(end, this.#at + TRANSFER_BLOCK_BYTES));
+    this.#at += piece.byteLength;
+    return piece;
+  }
+
+  async cancel(): Promise<void> {
+    this.#data = new Uint8Array(0);
+    this.#at = this.offset + this.length;
+  }
+}
