@@ -302,12 +302,9 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
 
 /** The request's one absolute deadline, as options for the worker: what is left of it. */
 function remainingDeadline(deadline: Deadline): RequestOptions {
+  // A request that went stale while it waited for a cold route goes no further.
   deadline.check();
-  const remaining = deadline.remainingMs();
-  return {
-    ...(remaining === undefined ? {} : { timeoutMs: Math.max(1, Math.ceil(remaining)) }),
-    ...(deadline.signal ? { signal: deadline.signal } : {}),
-  };
+  return deadline.toRequestOptions();
 }
 
 function routerCapabilities(worker: Capabilities, config: RouterConfig): Capabilities {
