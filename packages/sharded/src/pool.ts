@@ -8,6 +8,7 @@ import {
 } from "@artifact-kit/core";
 import PQueue from "p-queue";
 import { maxActiveScopesReached, overloaded } from "./errors.js";
+import { WorkerLease } from "./lease.js";
 import type { RouterConfig } from "./options.js";
 import type { Shard, ShardFactory } from "./shard.js";
 import { Worker } from "./worker.js";
@@ -48,12 +49,13 @@ export class WorkerPool {
   }
 
   /** The live worker for `key`, leased: no queue, no await. */
-  leaseHot(key: string): Worker | undefined {
-    return this.#workers.get(key)?.lease();
+  leaseHot(key: string): WorkerLease | undefined {
+    const worker = this.#workers.get(key);
+    return worker && new WorkerLease(worker.lease(), this);
   }
 
   /** Waits for `key`'s worker to be admitted and opened, then leases it. */
-  async leaseCold(key: string, shard: () => Shard, deadline: Deadline): Promise<Worker> {
+  async leaseCold(key: string, shard: () => Shard, deadline: Deadline): Promise<WorkerLease> {
     for (;;) {
       const worker = this.leaseHot(key);
       if (worker) return worker;
@@ -64,6 +66,11 @@ export class WorkerPool {
 
   release(worker: Worker): void {
     worker.release(Date.now());
+  }
+
+  /** A backend failure, or a worker closed under an open pool: the worker is dead. */
+  isWorkerFailure(failure: ArtifactError): boolean {
+    return failure.code === "unavailable" || (failure.code === "closed" && !this.#closed);
   }
 
   /** Forgets a worker that failed: the next call for its scope opens a new one. */

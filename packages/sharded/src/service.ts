@@ -2,11 +2,13 @@ import {
   type Artifact,
   type ArtifactMeta,
   type ArtifactService,
-  asArtifactError,
+  type ArtifactTransfer,
   type Capabilities,
   closedError,
   type Deadline,
   type DeleteSelector,
+  type DownloadOptions,
+  type DownloadSource,
   defineCapabilities,
   type GetOptions,
   invalidArgument,
@@ -16,15 +18,23 @@ import {
   type ParsedRequest,
   type PutOptions,
   parseDelete,
+  parseDownload,
   parseGet,
   parseListNames,
   parseListVersions,
   parsePut,
   parseScopeRequest,
+  parseUpload,
   type RequestOptions,
   type Scope,
+  type UploadOptions,
+  type UploadSink,
   type VersionPage,
 } from "@artifact-kit/core";
+import { HeldDownload } from "./held-download.js";
+import { OpenTransfers } from "./held-transfer.js";
+import { HeldUpload } from "./held-upload.js";
+import { WorkerLease } from "./lease.js";
 import {
   type RouterConfig,
   type RoutingStrategy,
@@ -33,6 +43,7 @@ import {
 } from "./options.js";
 import { type PoolStatus, WorkerPool } from "./pool.js";
 import { routeKey, type ShardFactory, shardOf } from "./shard.js";
+import { requireDeclared, workerTransfer } from "./transfer.js";
 
 export interface RouterStatus extends PoolStatus {
   readonly strategy: RoutingStrategy;
@@ -48,13 +59,15 @@ export interface RouterStatus extends PoolStatus {
  * An ArtifactService that routes every call to a worker (an adapter instance opened by a
  * ShardFactory): one per exact scope, or one shared by all. It validates each call itself,
  * so a bad input never opens a worker, and keeps one absolute deadline across the wait
- * for a cold route and the worker's own work.
+ * for a cold route and the worker's own work. Streaming transfer is passed through to the
+ * workers when their factory declares it; an open transfer keeps its worker in use.
  */
-export class ShardedArtifactService implements ArtifactService {
+export class ShardedArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #config: RouterConfig;
   readonly #capabilities: Capabilities;
   readonly #reclamation: boolean;
   readonly #pool: WorkerPool;
+  readonly #transfers = new OpenTransfers();
   #closed = false;
 
   constructor(factory: ShardFactory, options?: ShardedArtifactServiceOptions) {
@@ -163,9 +176,59 @@ export class ShardedArtifactService implements ArtifactService {
     return this.#route(r, "list", (service, deadline) => service.list(r.scope, deadline));
   }
 
-  /** Closes every worker; later calls fail with `closed`. Idempotent. */
+  /** The worker's own upload; its worker stays in use until it is published, fails or is aborted. */
+  async openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
+    this.#ensureOpen();
+    const maxArtifactBytes =
+      this.#capabilities.quotas.bounds.maxArtifactBytes ?? Number.MAX_SAFE_INTEGER;
+    const r = parseUpload(scope, name, options, maxArtifactBytes);
+    requireDeclared(this.#capabilities, "streamingUpload");
+    return this.#openTransfer(
+      r,
+      "upload",
+      (service, deadline) =>
+        workerTransfer(service, "streamingUpload").openUpload(r.scope, r.name, {
+          mimeType: r.mimeType,
+          metadata: r.metadata,
+          // Only a bound of the caller's own: the worker applies its maxArtifactBytes anyway.
+          ...(r.maxBytesLimit === "max_bytes" ? { maxBytes: r.maxBytes } : {}),
+          ...deadline,
+        }),
+      (sink, lease) => new HeldUpload(sink, lease, r.deadline, this.#transfers),
+    );
+  }
+
+  /** The worker's own download; its worker stays in use until it ends, fails or is cancelled. */
+  async openDownload(
+    scope: Scope,
+    name: string,
+    options?: DownloadOptions,
+  ): Promise<DownloadSource> {
+    this.#ensureOpen();
+    const r = parseDownload(scope, name, options);
+    const part = r.range === undefined ? "streamingDownload" : "byteRanges";
+    requireDeclared(this.#capabilities, part);
+    return this.#openTransfer(
+      r,
+      "download",
+      (service, deadline) =>
+        workerTransfer(service, part).openDownload(r.scope, r.name, {
+          version: r.version,
+          ...(r.range === undefined ? {} : { range: r.range }),
+          ...deadline,
+        }),
+      (source, lease) => new HeldDownload(source, lease, r.deadline, this.#transfers),
+    );
+  }
+
+  /**
+   * Stops every open transfer (uploads are aborted and publish nothing, downloads are
+   * cancelled; their later calls fail with `closed`), then closes every worker. Later calls
+   * fail with `closed`. Idempotent.
+   */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#transfers.stopAll(closedError());
     await this.#pool.close();
   }
 
@@ -173,48 +236,75 @@ export class ShardedArtifactService implements ArtifactService {
     if (this.#closed) throw closedError();
   }
 
-  /**
-   * Leases the request's worker (no await when it is live, so calls on one scope reach
-   * it in the order they were made), runs `call` on it and retires it if it failed.
-   */
+  /** Runs `call` on the request's worker, which is in use (not reclaimable) until it settles. */
   async #route<T>(
     request: ParsedRequest,
     operation: string,
     call: (service: ArtifactService, deadline: RequestOptions) => Promise<T>,
   ): Promise<T> {
+    const leasing = this.#lease(request);
+    const lease = leasing instanceof WorkerLease ? leasing : await leasing;
+    try {
+      return await lease.run(operation, (service) =>
+        call(service, remainingDeadline(request.deadline)),
+      );
+    } finally {
+      lease.release();
+    }
+  }
+
+  /**
+   * Routes like #route, but the transfer the worker opens takes over the lease: `hold`
+   * wraps it so that the worker stays in use until the transfer ends.
+   */
+  async #openTransfer<T>(
+    request: ParsedRequest,
+    operation: string,
+    open: (service: ArtifactService, deadline: RequestOptions) => Promise<T>,
+    hold: (opened: T, lease: WorkerLease) => T,
+  ): Promise<T> {
+    const leasing = this.#lease(request);
+    const lease = leasing instanceof WorkerLease ? leasing : await leasing;
+    let held: T;
+    try {
+      held = hold(
+        await lease.run(operation, (service) => open(service, remainingDeadline(request.deadline))),
+        lease,
+      );
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    if (this.#closed) {
+      // close() ran while the worker was opening it: stop it as close() stopped the others.
+      await this.#transfers.stopAll(closedError());
+      throw closedError();
+    }
+    return held;
+  }
+
+  /**
+   * Leases the request's worker, with no await when it is live, so that calls on one scope
+   * reach it in the order they were made; a cold route waits under the admission bounds.
+   */
+  #lease(request: ParsedRequest): WorkerLease | Promise<WorkerLease> {
     const { scope, deadline } = request;
     if (!this.#capabilities.scopes.includes(scope.kind)) {
       throw invalidArgument("scope.kind", `the adapter does not serve ${scope.kind} scopes`);
     }
     const key = routeKey(this.#config.strategy, scope);
-    const worker =
+    return (
       this.#pool.leaseHot(key) ??
-      (await this.#pool.leaseCold(key, () => shardOf(this.#config.strategy, scope), deadline));
-    try {
-      return await call(worker.service, remainingDeadline(deadline));
-    } catch (error) {
-      const failure = asArtifactError(error, operation);
-      if (this.#isWorkerFailure(failure.code)) this.#pool.retire(worker);
-      throw failure;
-    } finally {
-      this.#pool.release(worker);
-    }
-  }
-
-  /** A backend failure, or a worker closed under an open router: the worker is dead. */
-  #isWorkerFailure(code: string): boolean {
-    return code === "unavailable" || (code === "closed" && !this.#closed);
+      this.#pool.leaseCold(key, () => shardOf(this.#config.strategy, scope), deadline)
+    );
   }
 }
 
 /** The request's one absolute deadline, as options for the worker: what is left of it. */
 function remainingDeadline(deadline: Deadline): RequestOptions {
+  // A request that went stale while it waited for a cold route goes no further.
   deadline.check();
-  const remaining = deadline.remainingMs();
-  return {
-    ...(remaining === undefined ? {} : { timeoutMs: Math.max(1, Math.ceil(remaining)) }),
-    ...(deadline.signal ? { signal: deadline.signal } : {}),
-  };
+  return deadline.toRequestOptions();
 }
 
 function routerCapabilities(worker: Capabilities, config: RouterConfig): Capabilities {
@@ -224,6 +314,8 @@ function routerCapabilities(worker: Capabilities, config: RouterConfig): Capabil
     maxPageLimit: worker.pagination.maxPageLimit,
     legacyListLimit: worker.pagination.legacyListLimit,
     scopes: worker.scopes,
+    // Passed through part by part: the router serves exactly what its workers serve natively.
+    ...(worker.transfer ? { transfer: worker.transfer } : {}),
     quotas: {
       // Exact-scope: every worker enforces the adapter's quotas for its one scope.
       appliesTo: exact ? "per_shard" : worker.quotas.appliesTo,

@@ -1,11 +1,14 @@
-import type { ArtifactService } from "@artifact-kit/core";
+import { open } from "node:fs/promises";
+import { type ArtifactMeta, type ArtifactService, scopeDigest } from "@artifact-kit/core";
 import { describeArtifactService } from "@artifact-kit/core/conformance";
+import { fsArtifactPaths } from "@artifact-kit/fs";
 import type { MemoryArtifactServiceOptions } from "@artifact-kit/memory";
 import {
   createArtifactRuntime,
   type FsShardOptions,
   memoryShards,
   ShardedArtifactService,
+  shardRoot,
 } from "../src/index.js";
 import { tempRoot } from "./temp.js";
 
@@ -51,6 +54,24 @@ function exact(options?: MemoryArtifactServiceOptions) {
   return new ShardedArtifactService(memoryShards(options), { strategy: "exact_scope" });
 }
 
+// Every subject runs the kit's transfer laws too: the router passes the workers' native
+// streaming transfer through. Memory stores keep their bytes private, so only the fs
+// subject can damage stored data for the corruption law.
+
+/** Flips one byte of a version's data file in its scope's shard, as disk corruption would. */
+async function corruptShardData(root: string, meta: ArtifactMeta, offset: number) {
+  const shard = shardRoot(root, { scope: meta.scope, id: scopeDigest(meta.scope) });
+  const handle = await open(fsArtifactPaths(shard, meta.scope, meta.name, meta.version).data, "r+");
+  try {
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, offset);
+    byte[0] = (byte[0] ?? 0) ^ 0xff;
+    await handle.write(byte, 0, 1, offset);
+  } finally {
+    await handle.close();
+  }
+}
+
 // Durable: exact-scope fs workers; reopen is a restarted router on the same root.
 const rootOf = new WeakMap<ArtifactService, string>();
 async function durable(root: string, fs?: FsShardOptions): Promise<ArtifactService> {
@@ -71,5 +92,7 @@ describeArtifactService("sharded (durable_local, fs)", {
       legacyListLimit: 4,
     }),
   }),
+  corruptData: (service, meta, offset) =>
+    corruptShardData(rootOf.get(service) as string, meta, offset),
   numRuns: 25,
 });

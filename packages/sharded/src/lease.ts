@@ -1,0 +1,39 @@
+import { type ArtifactService, asArtifactError } from "@artifact-kit/core";
+import type { WorkerPool } from "./pool.js";
+import type { Worker } from "./worker.js";
+
+/**
+ * One hold on a worker. While it is held the worker counts as in use, so idle reclamation
+ * never closes it; a call run through it that shows the worker has failed retires the worker.
+ */
+export class WorkerLease {
+  readonly #worker: Worker;
+  readonly #pool: WorkerPool;
+  #released = false;
+
+  constructor(worker: Worker, pool: WorkerPool) {
+    this.#worker = worker;
+    this.#pool = pool;
+  }
+
+  /**
+   * Runs `call` on the worker's service. `call` starts before the first await, so calls
+   * made in order reach the worker in order.
+   */
+  async run<T>(operation: string, call: (service: ArtifactService) => Promise<T>): Promise<T> {
+    try {
+      return await call(this.#worker.service);
+    } catch (error) {
+      const failure = asArtifactError(error, operation);
+      if (this.#pool.isWorkerFailure(failure)) this.#pool.retire(this.#worker);
+      throw failure;
+    }
+  }
+
+  /** Idempotent: a transfer may reach its end on more than one path. */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#pool.release(this.#worker);
+  }
+}
