@@ -1,6 +1,5 @@
-import { open } from "node:fs/promises";
 import type { ArtifactService } from "@artifact-kit/core";
-import { describeArtifactService } from "@artifact-kit/core/conformance";
+import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
 import { afterAll } from "vitest";
 import { FsArtifactService, fsArtifactPaths } from "../src/index.js";
 import { tempService } from "./helpers.js";
@@ -29,20 +28,11 @@ describeArtifactService("fs", {
   createBounded: () =>
     subject({ maxScanEntries: 12, maxArtifactBytes: 4096, maxPageLimit: 3, legacyListLimit: 4 }),
   // Flips one byte of the data file in place, as disk corruption would.
-  corruptData: async (service, meta, offset) => {
-    const { root } = service as FsArtifactService;
-    const handle = await open(
-      fsArtifactPaths(root, meta.scope, meta.name, meta.version).data,
-      "r+",
-    );
-    try {
-      const byte = Buffer.alloc(1);
-      await handle.read(byte, 0, 1, offset);
-      byte[0] = (byte[0] ?? 0) ^ 0xff;
-      await handle.write(byte, 0, 1, offset);
-    } finally {
-      await handle.close();
-    }
-  },
+  corruptData: (service, meta, offset) =>
+    flipFileByte(
+      fsArtifactPaths((service as FsArtifactService).root, meta.scope, meta.name, meta.version)
+        .data,
+      offset,
+    ),
   numRuns: 100,
 });

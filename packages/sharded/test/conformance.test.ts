@@ -1,6 +1,5 @@
-import { open } from "node:fs/promises";
 import { type ArtifactMeta, type ArtifactService, scopeDigest } from "@artifact-kit/core";
-import { describeArtifactService } from "@artifact-kit/core/conformance";
+import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
 import { fsArtifactPaths } from "@artifact-kit/fs";
 import type { MemoryArtifactServiceOptions } from "@artifact-kit/memory";
 import {
@@ -59,17 +58,9 @@ function exact(options?: MemoryArtifactServiceOptions) {
 // subject can damage stored data for the corruption law.
 
 /** Flips one byte of a version's data file in its scope's shard, as disk corruption would. */
-async function corruptShardData(root: string, meta: ArtifactMeta, offset: number) {
+function corruptShardData(root: string, meta: ArtifactMeta, offset: number) {
   const shard = shardRoot(root, { scope: meta.scope, id: scopeDigest(meta.scope) });
-  const handle = await open(fsArtifactPaths(shard, meta.scope, meta.name, meta.version).data, "r+");
-  try {
-    const byte = Buffer.alloc(1);
-    await handle.read(byte, 0, 1, offset);
-    byte[0] = (byte[0] ?? 0) ^ 0xff;
-    await handle.write(byte, 0, 1, offset);
-  } finally {
-    await handle.close();
-  }
+  return flipFileByte(fsArtifactPaths(shard, meta.scope, meta.name, meta.version).data, offset);
 }
 
 // Durable: exact-scope fs workers; reopen is a restarted router on the same root.

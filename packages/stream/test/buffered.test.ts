@@ -1,35 +1,19 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { type ArtifactService, isArtifactError, type Scope } from "@artifact-kit/core";
-import { describeArtifactService } from "@artifact-kit/core/conformance";
+import type { ArtifactService, Scope } from "@artifact-kit/core";
+import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
 import { FsArtifactService, fsArtifactPaths } from "@artifact-kit/fs";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { describe, expect, it } from "vitest";
 import { openDownload, openUpload } from "../src/index.js";
+import { codeOf, MiB, patterned } from "./helpers.js";
 import { servedByBuffering, withoutNativeTransfer } from "./plain-service.js";
 
-const MiB = 1024 * 1024;
 const scope: Scope = { kind: "app", app: "buffered" };
 const buffering = { maxBytes: 4 * MiB };
-
-function patterned(size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  for (let i = 0; i < size; i++) bytes[i] = (i * 13 + (i >>> 9)) & 0xff;
-  return bytes;
-}
-
-async function codeOf(action: () => Promise<unknown>): Promise<string> {
-  try {
-    await action();
-  } catch (error) {
-    if (isArtifactError(error)) return error.code;
-    throw error;
-  }
-  throw new Error("expected an ArtifactError");
-}
 
 async function collect(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
@@ -146,9 +130,12 @@ describe("buffering over a damaged store", () => {
     try {
       const service = withoutNativeTransfer(await FsArtifactService.open({ root }));
       const meta = await service.put(scope, "data.bin", patterned(2 * MiB));
-      const stored = fsArtifactPaths(root, meta.scope, meta.name, meta.version).data;
-      await writeFile(stored, patterned(2 * MiB + 1).subarray(1));
-      for (const range of [{ offset: 0, length: 2 * MiB }, { offset: 0, length: 10 }]) {
+      // The second block is damaged; the first is intact, yet buffering refuses it too.
+      await flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, MiB + 10);
+      for (const range of [
+        { offset: 0, length: 2 * MiB },
+        { offset: 0, length: 10 },
+      ]) {
         const download = openDownload(service, scope, "data.bin", { buffering, range });
         expect(await codeOf(() => collect(download))).toBe("corrupt_artifact");
       }

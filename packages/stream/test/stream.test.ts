@@ -7,33 +7,16 @@ import { pipeline } from "node:stream/promises";
 import {
   ArtifactError,
   type DownloadSource,
-  isArtifactError,
   type Scope,
   type UploadSink,
 } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDownload, openUpload } from "../src/index.js";
+import { codeOf, MiB, patterned } from "./helpers.js";
 import { withoutNativeTransfer } from "./plain-service.js";
 
 const scope: Scope = { kind: "session", app: "stream", user: "ada", session: "s1" };
-const MiB = 1024 * 1024;
-
-function patterned(size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  for (let i = 0; i < size; i++) bytes[i] = (i * 7 + (i >>> 10)) & 0xff;
-  return bytes;
-}
-
-async function codeOf(action: () => Promise<unknown>): Promise<string> {
-  try {
-    await action();
-  } catch (error) {
-    if (isArtifactError(error)) return error.code;
-    throw error;
-  }
-  throw new Error("expected an ArtifactError");
-}
 
 async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];

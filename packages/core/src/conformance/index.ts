@@ -8,6 +8,7 @@ export {
 } from "./arbitraries.js";
 export { type CheckOutcome, type ConformanceCheck, skipped } from "./check.js";
 export { artifactServiceChecks, type CheckResult, runChecks } from "./checks.js";
+export { flipFileByte } from "./corrupt.js";
 export { describeArtifactService } from "./describe.js";
 export { ConformanceFailure } from "./expect.js";
 export { byUtf8Bytes, ReferenceModel } from "./model.js";
