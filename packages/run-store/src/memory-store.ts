@@ -6,20 +6,26 @@ import {
   type RunStoreBoundsOptions,
   validateOptionKeys,
 } from "@artifact-kit/core";
-import { checkBounds, resolveBounds } from "./bounds.js";
+import { BYTE_BOUNDS, exceededError, firstExceeded, resolveBounds, type Usage } from "./bounds.js";
 import { copyContent, freezeSnapshot } from "./snapshot.js";
-import { contentSize, validateId, validatePath } from "./validate.js";
+import { sizeOf, upperSizeOf, validateContent, validateId, validatePath } from "./validate.js";
 
 interface StoredFile {
   readonly stepId: string;
   readonly content: RunContent;
-  readonly size: number;
+  /** Bytes of the content; undefined for text whose UTF-8 bytes are not counted yet. */
+  size: number | undefined;
+  /** What the file counts against the byte bounds: its size, or while uncounted, its upper bound. */
+  charge: number;
 }
 
 interface RunFiles {
   /** Insertion order is registration order; `set` on a present key keeps its position. */
   readonly files: Map<string, StoredFile>;
-  bytes: number;
+  /** The charges of the run's files. */
+  charged: number;
+  /** Files of the run whose size is not counted yet. */
+  uncounted: number;
   /** The step id of the run's latest registration. */
   lastStepId: string;
 }
@@ -28,11 +34,21 @@ export interface InMemoryRunStoreOptions {
   bounds?: RunStoreBoundsOptions;
 }
 
-/** The default run store: volatile, in one process. Every method completes in one turn. */
+/**
+ * The default run store: volatile, in one process. Every method completes in one turn.
+ *
+ * Counting the UTF-8 bytes of text walks all of it, so a registration charges text its upper
+ * bound (3 bytes per UTF-16 code unit) and counts the bytes only when a byte bound would
+ * otherwise refuse it, or when `artifacts()` reports the size. Bounds are still exact: a
+ * registration that an upper bound would break is judged again on counted sizes.
+ */
 export class InMemoryRunStore implements RunStore {
   readonly #bounds: RunStoreBounds;
   readonly #runs = new Map<string, RunFiles>();
-  #totalBytes = 0;
+  /** The charges of every file. */
+  #charged = 0;
+  /** Files whose size is not counted yet. */
+  #uncounted = 0;
 
   constructor(options: InMemoryRunStoreOptions = {}) {
     this.#bounds = resolveBounds(validateOptionKeys(options, ["bounds"]).bounds);
@@ -50,24 +66,24 @@ export class InMemoryRunStore implements RunStore {
     if (run === undefined) validateId(runId, "runId");
     if (stepId !== run?.lastStepId) validateId(stepId, "stepId");
     if (replaced === undefined) validatePath(path);
-    const size = contentSize(content);
-    checkBounds(
-      this.#bounds,
-      {
-        replacedSize: replaced?.size,
-        runArtifacts: run?.files.size ?? 0,
-        runBytes: run?.bytes ?? 0,
-        runs: this.#runs.size,
-        totalBytes: this.#totalBytes,
-      },
-      size,
-    );
+    const valid = validateContent(content);
+    let size = typeof valid === "string" ? undefined : valid.byteLength;
+    let charge = size ?? upperSizeOf(valid);
+    let exceeded = firstExceeded(this.#bounds, this.#usage(run, replaced), charge);
+    if (exceeded && BYTE_BOUNDS.has(exceeded) && (size === undefined || this.#uncounted > 0)) {
+      // An upper bound is over a byte bound: judge again on counted sizes.
+      this.#countAll();
+      size = sizeOf(valid);
+      charge = size;
+      exceeded = firstExceeded(this.#bounds, this.#usage(run, replaced), charge);
+    }
+    if (exceeded) throw exceededError(this.#bounds, exceeded);
     const target = run ?? this.#newRun(runId, stepId);
-    const growth = size - (replaced?.size ?? 0);
-    target.files.set(path, { stepId, content: copyContent(content), size });
-    target.bytes += growth;
+    target.files.set(path, { stepId, content: copyContent(valid), size, charge });
     target.lastStepId = stepId;
-    this.#totalBytes += growth;
+    this.#charge(target, charge - (replaced?.charge ?? 0));
+    const replacedUncounted = replaced !== undefined && replaced.size === undefined;
+    this.#countUncounted(target, (size === undefined ? 1 : 0) - (replacedUncounted ? 1 : 0));
   }
 
   async find(runId: string, path: string): Promise<RunContent | undefined> {
@@ -81,14 +97,14 @@ export class InMemoryRunStore implements RunStore {
   }
 
   async artifacts(runId: string): Promise<readonly RunArtifact[]> {
-    const files =
-      this.#runs.get(validateId(runId, "runId"))?.files ?? new Map<string, StoredFile>();
+    const run = this.#runs.get(validateId(runId, "runId"));
+    if (!run) return freezeSnapshot([]);
     return freezeSnapshot(
-      [...files].map(([path, stored]) => ({
+      [...run.files].map(([path, stored]) => ({
         path,
         stepId: stored.stepId,
         content: copyContent(stored.content),
-        size: stored.size,
+        size: this.#count(run, stored),
       })),
     );
   }
@@ -100,8 +116,8 @@ export class InMemoryRunStore implements RunStore {
     const stored = run?.files.get(validPath);
     if (!run || !stored) return;
     run.files.delete(validPath);
-    run.bytes -= stored.size;
-    this.#totalBytes -= stored.size;
+    this.#charge(run, -stored.charge);
+    if (stored.size === undefined) this.#countUncounted(run, -1);
     if (run.files.size === 0) this.#runs.delete(validRunId);
   }
 
@@ -109,12 +125,53 @@ export class InMemoryRunStore implements RunStore {
     const validRunId = validateId(runId, "runId");
     const run = this.#runs.get(validRunId);
     if (!run) return;
-    this.#totalBytes -= run.bytes;
+    this.#charged -= run.charged;
+    this.#uncounted -= run.uncounted;
     this.#runs.delete(validRunId);
   }
 
+  #usage(run: RunFiles | undefined, replaced: StoredFile | undefined): Usage {
+    return {
+      replacedSize: replaced?.charge,
+      runArtifacts: run?.files.size ?? 0,
+      runBytes: run?.charged ?? 0,
+      runs: this.#runs.size,
+      totalBytes: this.#charged,
+    };
+  }
+
+  /** The file's size, counted now if it was not, so that its charge becomes exact. */
+  #count(run: RunFiles, stored: StoredFile): number {
+    if (stored.size !== undefined) return stored.size;
+    const size = sizeOf(stored.content);
+    this.#charge(run, size - stored.charge);
+    this.#countUncounted(run, -1);
+    stored.size = size;
+    stored.charge = size;
+    return size;
+  }
+
+  /** Counts every file not counted yet; each file is counted at most once. */
+  #countAll(): void {
+    if (this.#uncounted === 0) return;
+    for (const run of this.#runs.values()) {
+      if (run.uncounted === 0) continue;
+      for (const stored of run.files.values()) this.#count(run, stored);
+    }
+  }
+
+  #charge(run: RunFiles, bytes: number): void {
+    run.charged += bytes;
+    this.#charged += bytes;
+  }
+
+  #countUncounted(run: RunFiles, files: number): void {
+    run.uncounted += files;
+    this.#uncounted += files;
+  }
+
   #newRun(runId: string, stepId: string): RunFiles {
-    const run: RunFiles = { files: new Map(), bytes: 0, lastStepId: stepId };
+    const run: RunFiles = { files: new Map(), charged: 0, uncounted: 0, lastStepId: stepId };
     this.#runs.set(runId, run);
     return run;
   }

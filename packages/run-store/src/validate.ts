@@ -1,6 +1,7 @@
 import {
   invalidArgument,
   MAX_SCOPE_ID_BYTES,
+  type RunContent,
   utf8ByteLength,
   validateName,
   validateText,
@@ -29,17 +30,27 @@ export function validatePath(value: unknown): string {
   return path;
 }
 
-/**
- * The content's size in bytes (UTF-8 bytes for text). Text must be well-formed so that it
- * round-trips through UTF-8.
- */
-export function contentSize(value: unknown): number {
+/** Text must be well-formed so that it round-trips through UTF-8; bytes may be anything. */
+export function validateContent(value: unknown): RunContent {
   if (typeof value === "string") {
     if (!value.isWellFormed()) throw invalidArgument("content", "contains a lone UTF-16 surrogate");
-    return utf8ByteLength(value);
+    return value;
   }
-  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Uint8Array) return value;
   throw invalidArgument("content", "must be a string or a Uint8Array");
+}
+
+/** Bytes of the content: UTF-8 bytes for text. */
+export function sizeOf(content: RunContent): number {
+  return typeof content === "string" ? utf8ByteLength(content) : content.byteLength;
+}
+
+/**
+ * The most bytes the content can be, without counting them: a UTF-16 code unit of
+ * well-formed text is at most 3 UTF-8 bytes (a surrogate pair, two units, is 4).
+ */
+export function upperSizeOf(content: RunContent): number {
+  return typeof content === "string" ? 3 * content.length : content.byteLength;
 }
 
 /** Validates a whole `register` call before anything is touched; returns the content's size. */
@@ -52,5 +63,5 @@ export function validateRegister(
   validateId(runId, "runId");
   validateId(stepId, "stepId");
   validatePath(path);
-  return contentSize(content);
+  return sizeOf(validateContent(content));
 }

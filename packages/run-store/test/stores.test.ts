@@ -38,6 +38,40 @@ describe.each(Object.entries(stores))("%s", (_name, create) => {
     ]);
     expect(await store.artifacts("run")).toHaveLength(3);
   });
+
+  it("holds text to its exact UTF-8 bytes at every byte bound, across runs", async () => {
+    const store = create({ maxBytesPerArtifact: 8, maxBytesPerRun: 10, maxTotalBytes: 16 });
+    const limitOf = (register: Promise<void>) =>
+      register.then(
+        () => "accepted",
+        (error: unknown) =>
+          isArtifactError(error, "quota_exceeded") ? error.detail?.limit : error,
+      );
+    // Four UTF-16 units, eight UTF-8 bytes: at the per-file bound, not over it.
+    await store.register("r1", "s", "a", "éééé");
+    expect(await limitOf(store.register("r1", "s", "big", "ééééé"))).toBe("max_bytes_per_artifact");
+    await store.register("r1", "s", "b", "ab");
+    expect(await limitOf(store.register("r1", "s", "c", "x"))).toBe("max_bytes_per_run");
+    await store.register("r2", "s", "a", "abcdef");
+    expect(await limitOf(store.register("r2", "s", "b", "x"))).toBe("max_total_bytes");
+    // An upsert frees what it replaces.
+    await store.register("r1", "s", "a", "abc");
+    await store.register("r2", "s", "b", "wxyz");
+    const sizes = async (runId: string) =>
+      (await store.artifacts(runId)).map(({ path, size }) => [path, size]);
+    expect(await sizes("r1")).toEqual([
+      ["a", 3],
+      ["b", 2],
+    ]);
+    expect(await sizes("r2")).toEqual([
+      ["a", 6],
+      ["b", 4],
+    ]);
+    // Two UTF-16 units, four UTF-8 bytes: 9 in the run, but 19 in all.
+    expect(await limitOf(store.register("r1", "s", "c", "😀"))).toBe("max_total_bytes");
+    await store.remove("r2", "a");
+    expect(await limitOf(store.register("r1", "s", "c", "😀"))).toBe("accepted");
+  });
 });
 
 describe("InMemoryRunStore", () => {
