@@ -3,8 +3,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ArtifactService } from "@artifact-kit/core";
-import type { ArtifactServiceConformanceOptions } from "@artifact-kit/core/conformance";
-import { FsArtifactService } from "@artifact-kit/fs";
+import {
+  type ArtifactServiceConformanceOptions,
+  flipFileByte,
+} from "@artifact-kit/core/conformance";
+import { FsArtifactService, fsArtifactPaths } from "@artifact-kit/fs";
 import { GcsArtifactService, type GcsArtifactServiceBounds as GcsBounds } from "@artifact-kit/gcs";
 import type { Bucket } from "@google-cloud/storage";
 import { inject } from "vitest";
@@ -15,7 +18,10 @@ declare module "vitest" {
   }
 }
 
-type Subjects = Pick<ArtifactServiceConformanceOptions, "create" | "reopen" | "createBounded">;
+type Subjects = Pick<
+  ArtifactServiceConformanceOptions,
+  "create" | "reopen" | "createBounded" | "corruptData"
+>;
 
 type FsBounds = Omit<Parameters<typeof FsArtifactService.open>[0], "root">;
 
@@ -38,6 +44,12 @@ export const fsSubjects: Subjects = {
     legacyListLimit: 4,
   }),
   reopen: async (old) => FsArtifactService.open({ root: (old as FsArtifactService).root }),
+  corruptData: (service, meta, offset) =>
+    flipFileByte(
+      fsArtifactPaths((service as FsArtifactService).root, meta.scope, meta.name, meta.version)
+        .data,
+      offset,
+    ),
 };
 
 // @google-cloud/storage 8 needs Node 22; 7.22 is the peer proven on Node 20.
