@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { positiveInteger } from "./args.js";
 import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { gcsSuite } from "./gcs/suite.js";
 import { describeMachine } from "./machine.js";
@@ -43,12 +44,6 @@ const options: RunOptions = {
   minSamples: 5,
   rounds: positiveInteger(values.rounds, "--rounds"),
 };
-
-function positiveInteger(text: string, flag: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${flag} takes a positive integer`);
-  return value;
-}
 
 console.log(describeMachine());
 for (const name of names) {

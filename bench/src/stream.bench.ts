@@ -20,6 +20,7 @@ import { FsArtifactService } from "@artifact-kit/fs";
 import { GcsArtifactService } from "@artifact-kit/gcs";
 import { openDownload, openUpload } from "@artifact-kit/stream";
 import { Storage } from "@google-cloud/storage";
+import { positiveInteger } from "./args.js";
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -65,6 +66,9 @@ const hashing = () => {
   });
 };
 
+/** Where the bench is, on stderr, so that stdout holds only the figures. */
+const progress = (step: string) => process.stderr.write(`... ${step}\n`);
+
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
 /** Runs `work` while sampling RSS; returns the peak growth over the settled baseline. */
@@ -103,6 +107,7 @@ const download = (service: ArtifactService, name: string, sink: () => Writable) 
 
 async function measureRss(label: string, service: ArtifactService): Promise<string[]> {
   const name = `rss-${randomUUID()}`;
+  progress(`${label}: 1 GiB upload and download, sampling RSS`);
   const up = await rssGrowth(upload(service, name, () => generated(GiB)));
   const down = await rssGrowth(download(service, name, discard));
   const verdict = (growth: number) => (growth < RSS_BOUND ? "ok" : "OVER 64 MiB");
@@ -114,6 +119,7 @@ async function measureRss(label: string, service: ArtifactService): Promise<stri
 
 /** The median of `rounds` timings of each side, taken in turns so that load drifts hit both. */
 async function medianSeconds(
+  label: string,
   rounds: number,
   sides: Record<string, () => Promise<void>>,
 ): Promise<Record<string, number>> {
@@ -122,6 +128,7 @@ async function medianSeconds(
   );
   for (let round = 0; round < rounds; round++) {
     for (const [side, work] of Object.entries(sides)) {
+      progress(`${label}: round ${round + 1}/${rounds}, ${side}`);
       gc();
       // Untimed: write back every dirty page first, so that no side's fsync (ours makes
       // one) pays for the writeback of what the side before it wrote.
@@ -143,7 +150,7 @@ async function fsFigures(dir: string, size: number, options: FigureOptions): Pro
   const file = join(dir, "input.bin");
   await pipeline(generated(size), createWriteStream(file));
   let version = 0;
-  const up = await medianSeconds(options.rounds, {
+  const up = await medianSeconds(`fs ${mib(size)} upload`, options.rounds, {
     floor: () =>
       pipeline(
         createReadStream(file, FILE_READS),
@@ -154,7 +161,7 @@ async function fsFigures(dir: string, size: number, options: FigureOptions): Pro
       await upload(service, `throughput-${version++}`, () => createReadStream(file, FILE_READS))();
     },
   });
-  const down = await medianSeconds(options.rounds, {
+  const down = await medianSeconds(`fs ${mib(size)} download`, options.rounds, {
     floor: () =>
       pipeline(
         createReadStream(join(dir, "floor.bin"), FILE_READS),
@@ -181,6 +188,7 @@ async function gcsFigures(
   const [bucket] = await storage.createBucket(`stream-bench-${randomUUID()}`);
   const service = new GcsArtifactService({ bucket, maxArtifactBytes: 2 * GiB });
   const lines = options.rss ? await measureRss("gcs (emulator)", service) : [];
+  progress(`gcs (emulator) ${mib(size)}: raw and ours, up and down`);
   const rawUp = await seconds(() =>
     pipeline(generated(size), bucket.file("raw.bin").createWriteStream({ resumable: true })),
   );
@@ -212,8 +220,11 @@ const { values } = parseArgs({
     "skip-rss": { type: "boolean", default: false },
   },
 });
-const size = Number(values["throughput-mib"]) * MiB;
-const options: FigureOptions = { rss: !values["skip-rss"], rounds: Number(values.rounds) };
+const size = positiveInteger(values["throughput-mib"], "--throughput-mib") * MiB;
+const options: FigureOptions = {
+  rss: !values["skip-rss"],
+  rounds: positiveInteger(values.rounds, "--rounds"),
+};
 const dir = await mkdtemp(join(tmpdir(), "artifact-kit-stream-bench-"));
 try {
   for (const line of await fsFigures(dir, size, options)) console.log(line);
