@@ -5,7 +5,7 @@ import { FsArtifactService } from "../src/index.js";
 import { tempRoot } from "./helpers.js";
 import { startChild, walk } from "./processes.js";
 
-// A child process loops puts and deletes on a root and is killed with SIGKILL after a random
+// A child process loops puts, streamed uploads and deletes on a root and is killed with SIGKILL after a random
 // delay; then a fresh service on the same root must see exactly the acknowledged state (give
 // or take the one operation in flight), only whole, verified artifacts, and versions that
 // never go back; after repair({ minAgeMs: 0 }) no staging garbage may remain.
@@ -17,7 +17,7 @@ const SCOPE: Scope = { kind: "session", app: "crash", user: "u", session: "s" };
 const NAMES = ["a", "b", "c/d", "é"];
 
 type Op =
-  | { op: "put"; name: string; tag: string; version?: number }
+  | { op: "put"; name: string; tag: string; streamed: boolean; version?: number }
   | { op: "delete"; name: string; selector: number | "latest" | "all" };
 
 /** Live versions per name. */
@@ -142,7 +142,12 @@ async function lane(index: number, trials: number): Promise<LaneStats> {
         }
       }
       if (pending) {
-        const key = `${pending.op}${pending.op === "delete" ? `:${typeof pending.selector === "number" ? "version" : pending.selector}` : ""}`;
+        const key =
+          pending.op === "put"
+            ? pending.streamed
+              ? "put:streamed"
+              : "put"
+            : `delete:${typeof pending.selector === "number" ? "version" : pending.selector}`;
         stats.inFlight[key] = (stats.inFlight[key] ?? 0) + 1;
       }
       expected = seen.state;
@@ -179,7 +184,7 @@ async function lane(index: number, trials: number): Promise<LaneStats> {
 }
 
 describe("crash consistency", () => {
-  it(`survives ${TRIALS} SIGKILLs at random points of puts and deletes`, async () => {
+  it(`survives ${TRIALS} SIGKILLs at random points of puts, uploads and deletes`, async () => {
     const stats = await Promise.all(
       Array.from({ length: LANES }, (_, i) => lane(i, TRIALS / LANES)),
     );
@@ -195,7 +200,9 @@ describe("crash consistency", () => {
       `crash: ${kills} kills, ${acknowledged} acknowledged operations, killed mid-operation:`,
       inFlight,
     );
-    // The kills must actually land inside operations, not only between them.
-    expect(inFlight.put ?? 0).toBeGreaterThan(TRIALS / 4);
+    // The kills must actually land inside operations, not only between them: puts and
+    // streamed uploads alike.
+    expect((inFlight.put ?? 0) + (inFlight["put:streamed"] ?? 0)).toBeGreaterThan(TRIALS / 4);
+    expect(inFlight["put:streamed"] ?? 0).toBeGreaterThan(TRIALS / 10);
   });
 });
