@@ -56,7 +56,10 @@ function bufferedUpload(
   name: string,
   options: UploadOptions | undefined,
 ) {
-  const request = parseUpload(scope, name, options, maxBytes);
+  // The adapter's own ceiling too, so that an upload it would refuse fails as it is written,
+  // not only at the put.
+  const ceiling = service.capabilities().quotas.bounds.maxArtifactBytes ?? maxBytes;
+  const request = parseUpload(scope, name, options, Math.min(maxBytes, ceiling));
   const chunks: Uint8Array[] = [];
   return uploadSink(request, {
     write: async (chunk) => {

@@ -63,6 +63,14 @@ describe("opt-in buffering for an adapter without native transfer", () => {
     expect(await codeOf(() => plain.head(scope, "big.bin"))).toBe("not_found");
   });
 
+  it("refuses an upload past the adapter's maxArtifactBytes as it is written", async () => {
+    const plain = withoutNativeTransfer(new MemoryArtifactService({ maxArtifactBytes: 1000 }));
+    const upload = openUpload(plain, scope, "big.bin", { buffering });
+    await upload.write(patterned(1000));
+    expect(await codeOf(() => upload.write(new Uint8Array(1)))).toBe("artifact_too_large");
+    expect(await codeOf(() => plain.head(scope, "big.bin"))).toBe("not_found");
+  });
+
   it("refuses a download past maxBytes before loading the artifact", async () => {
     const counted = countingGets(withoutNativeTransfer(new MemoryArtifactService()));
     await counted.service.put(scope, "big.bin", patterned(2 * MiB));
