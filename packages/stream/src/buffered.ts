@@ -81,14 +81,9 @@ async function putGathered(
   digest: DataDigest,
   deadline: Deadline,
 ): Promise<ArtifactMeta> {
-  const data = new Uint8Array(digest.size);
-  let at = 0;
-  for (const chunk of chunks) {
-    data.set(chunk, at);
-    at += chunk.byteLength;
-  }
   deadline.check();
-  const meta = await service.put(request.scope, request.name, data, {
+  // The adapter's put copies what it keeps, so a buffer of Node's pool is fine here.
+  const meta = await service.put(request.scope, request.name, Buffer.concat(chunks, digest.size), {
     mimeType: request.mimeType,
     metadata: request.metadata,
     ...deadline.toRequestOptions(),
