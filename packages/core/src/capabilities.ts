@@ -31,8 +31,3 @@ export function defineCapabilities(input: CapabilitiesInput): Capabilities {
     ...(input.transfer ? { transfer: Object.freeze({ ...input.transfer }) } : {}),
   });
 }
-
-/** `maxScopeBytes` -> `max_scope_bytes`: the `detail.limit` of a quota_exceeded error. */
-export function quotaLimitCode(boundName: string): string {
-  return boundName.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}

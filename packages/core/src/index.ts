@@ -7,9 +7,14 @@ export {
   BoundArtifacts,
   bindArtifacts,
 } from "./bind.js";
-export { type CapabilitiesInput, defineCapabilities, quotaLimitCode } from "./capabilities.js";
+export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline } from "./deadline.js";
 export * from "./errors.js";
+export {
+  type IdempotentPayload,
+  idempotentVersionDeleted,
+  replayIdempotentPut,
+} from "./idempotency.js";
 export * from "./limits.js";
 export {
   compareNumbers,

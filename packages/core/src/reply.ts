@@ -1,15 +1,20 @@
-import { ArtifactError } from "./errors.js";
+import { ArtifactError, invalidServiceReply } from "./errors.js";
+import { MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
 import { compareNumbers, compareUtf8 } from "./order.js";
 import { sameScope, sha256Hex } from "./scope.js";
 import type { Artifact, ArtifactMeta, NamePage, Scope, VersionPage } from "./types.js";
-import { validateMetadata, validateMimeType, validateName, validateScope } from "./validate.js";
+import {
+  validateMetadata,
+  validateMimeType,
+  validateName,
+  validateScope,
+  validateText,
+} from "./validate.js";
 
 // Checks of what a service returned, for callers that must not trust it blindly
 // (scoped capabilities, the conformance kit). Each failure is invalid_service_reply.
 
-function invalidReply(message: string, cause?: unknown): ArtifactError {
-  return new ArtifactError("invalid_service_reply", message, cause === undefined ? {} : { cause });
-}
+const invalidReply = invalidServiceReply;
 
 function attempt<T>(what: string, check: () => T): T {
   try {
@@ -44,6 +49,9 @@ export function checkMetaReply(value: unknown, scope: Scope, name?: string): Art
     }
     validateMimeType(meta.mimeType);
     validateMetadata(meta.metadata);
+    if (meta.idempotencyKey !== undefined) {
+      validateText(meta.idempotencyKey, "idempotencyKey", MAX_IDEMPOTENCY_KEY_BYTES);
+    }
     return value as ArtifactMeta;
   });
 }

@@ -1,6 +1,6 @@
 import { Deadline } from "./deadline.js";
 import { invalidArgument } from "./errors.js";
-import { DEFAULT_MIME_TYPE } from "./limits.js";
+import { DEFAULT_MIME_TYPE, MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
 import { resolvePageLimit } from "./order.js";
 import type { DeleteSelector, JsonObject, Scope } from "./types.js";
 import {
@@ -11,6 +11,7 @@ import {
   validateOptionKeys,
   validatePositiveInteger,
   validateScope,
+  validateText,
 } from "./validate.js";
 
 // Each parser validates one operation's whole input up front (fail closed, nothing
@@ -23,24 +24,36 @@ export interface ParsedRequest {
   deadline: Deadline;
 }
 
-export interface ParsedPut extends ParsedRequest {
-  name: string;
-  data: Uint8Array;
+/** What a put and an upload both carry beside the bytes. */
+export interface ParsedContent {
   mimeType: string;
   metadata: JsonObject;
+  /** The caller's idempotency key (see PutOptions.idempotencyKey), or undefined. */
+  idempotencyKey: string | undefined;
+}
+
+export interface ParsedPut extends ParsedRequest, ParsedContent {
+  name: string;
+  data: Uint8Array;
 }
 
 /** The option keys of a put; an upload takes these and more. */
-export const PUT_OPTION_KEYS = [...DEADLINE_KEYS, "mimeType", "metadata"] as const;
+export const PUT_OPTION_KEYS = [
+  ...DEADLINE_KEYS,
+  "mimeType",
+  "metadata",
+  "idempotencyKey",
+] as const;
 
-/** The content description a put or an upload carries: mimeType (defaulted) and metadata. */
-export function parseContentOptions(opts: Record<string, unknown>): {
-  mimeType: string;
-  metadata: JsonObject;
-} {
+/** The content description a put or an upload carries: mimeType (defaulted), metadata, key. */
+export function parseContentOptions(opts: Record<string, unknown>): ParsedContent {
   return {
     mimeType: opts.mimeType === undefined ? DEFAULT_MIME_TYPE : validateMimeType(opts.mimeType),
     metadata: opts.metadata === undefined ? Object.freeze({}) : validateMetadata(opts.metadata),
+    idempotencyKey:
+      opts.idempotencyKey === undefined
+        ? undefined
+        : validateText(opts.idempotencyKey, "idempotencyKey", MAX_IDEMPOTENCY_KEY_BYTES),
   };
 }
 

@@ -30,6 +30,8 @@ export interface ArtifactMeta {
   /** Milliseconds since the epoch. */
   readonly createdAt: number;
   readonly metadata: JsonObject;
+  /** The caller's idempotency key this version was written with; absent when none was given. */
+  readonly idempotencyKey?: string;
 }
 
 export interface Artifact extends ArtifactMeta {
@@ -45,6 +47,19 @@ export interface RequestOptions {
 export interface PutOptions extends RequestOptions {
   mimeType?: string;
   metadata?: JsonObject;
+  /**
+   * Makes retries safe. Within one (scope, name), the first put (or upload) that publishes with
+   * a key binds the key to its version, for good (like the version high-water, a key is never
+   * released, also not by delete). A later put with the same key writes nothing and:
+   * - returns the bound version's record when its payload (size, sha256, mimeType, metadata)
+   *   is the same;
+   * - fails with invalid_argument (detail.field "idempotencyKey") when the payload differs;
+   * - fails with not_found (detail.version) when the bound version has since been deleted.
+   * Concurrent puts with one key publish at most one version; every one that succeeds reports
+   * it. The same key in another scope or under another name is another key.
+   * 1..256 UTF-8 bytes, no NUL (`capabilities().limits.maxIdempotencyKeyBytes`).
+   */
+  idempotencyKey?: string;
 }
 
 export type VersionSelector = number | "latest";

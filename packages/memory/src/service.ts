@@ -1,6 +1,5 @@
 import {
   type Artifact,
-  ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
   type ArtifactTransfer,
@@ -16,6 +15,7 @@ import {
   defineCapabilities,
   digestData,
   type GetOptions,
+  idempotentVersionDeleted,
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
@@ -32,9 +32,10 @@ import {
   parseScopeRequest,
   parseUpload,
   quotaExceeded,
-  quotaLimitCode,
   type RequestOptions,
+  replayIdempotentPut,
   resolveRange,
+  resultLimitExceeded,
   type Scope,
   scopeKey,
   TRANSFER_BLOCK_BYTES,
@@ -64,6 +65,7 @@ interface Publication {
   readonly name: string;
   readonly mimeType: string;
   readonly metadata: ArtifactMeta["metadata"];
+  readonly idempotencyKey: string | undefined;
 }
 
 interface NameState {
@@ -71,6 +73,8 @@ interface NameState {
   highWater: number;
   /** Live versions, ascending. */
   versions: StoredVersion[];
+  /** Idempotency key -> the version it published; kept after deletes, like the high-water. */
+  keys: Map<string, number>;
 }
 
 interface ScopeState {
@@ -124,9 +128,11 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     request.deadline.check();
     const size = request.data.byteLength;
     checkArtifactSize(size, this.#config.maxArtifactBytes);
-    this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), size);
     const stored = new Uint8Array(request.data);
     const digest = digestData(stored);
+    const replayed = this.#replay(request, digest);
+    if (replayed) return replayed;
+    this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), size);
     request.deadline.check();
     return this.#publish(request, stored, digest);
   }
@@ -148,6 +154,8 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
       },
       publish: async (digest: DataDigest, deadline: Deadline) => {
         this.#ensureOpen();
+        const replayed = this.#replay(request, digest);
+        if (replayed) return replayed;
         this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), digest.size);
         const data = new Uint8Array(digest.size);
         let at = 0;
@@ -246,11 +254,7 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     const scopeState = this.#scopes.get(scopeKey(request.scope));
     if (!scopeState) return [];
     if (scopeState.artifacts > this.#config.legacyListLimit) {
-      throw new ArtifactError(
-        "result_limit_exceeded",
-        `scope holds ${scopeState.artifacts} versions, more than legacyListLimit; use listNames and listVersions`,
-        { detail: { limit: "legacy_list_limit", bound: this.#config.legacyListLimit } },
-      );
+      throw resultLimitExceeded("legacyListLimit", this.#config.legacyListLimit);
     }
     return scopeState.liveNames.flatMap(
       (name) => scopeState.names.get(name)?.versions.map((stored) => stored.meta) ?? [],
@@ -268,13 +272,24 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     if (this.#closed) throw closedError();
   }
 
+  /** The answer to a put whose idempotency key is already bound here, or undefined. */
+  #replay(publication: Publication, digest: DataDigest): ArtifactMeta | undefined {
+    if (publication.idempotencyKey === undefined) return undefined;
+    const nameState = this.#scopes.get(scopeKey(publication.scope))?.names.get(publication.name);
+    const version = nameState?.keys.get(publication.idempotencyKey);
+    if (nameState === undefined || version === undefined) return undefined;
+    const bound = nameState.versions[this.#indexOf(nameState.versions, version)];
+    if (!bound) idempotentVersionDeleted(version);
+    return replayIdempotentPut(bound.meta, { ...publication, ...digest });
+  }
+
   /** Allocates the next version and makes it visible: the commit point of put and upload. */
   #publish(publication: Publication, data: Uint8Array, digest: DataDigest): ArtifactMeta {
     const key = scopeKey(publication.scope);
     const target = this.#scopes.get(key) ?? this.#newScope(key);
     let nameState = target.names.get(publication.name);
     if (!nameState) {
-      nameState = { highWater: 0, versions: [] };
+      nameState = { highWater: 0, versions: [], keys: new Map() };
       target.names.set(publication.name, nameState);
     }
     nameState.highWater += 1;
@@ -287,7 +302,13 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
       sha256: digest.sha256,
       createdAt: Date.now(),
       metadata: publication.metadata,
+      ...(publication.idempotencyKey === undefined
+        ? {}
+        : { idempotencyKey: publication.idempotencyKey }),
     });
+    if (publication.idempotencyKey !== undefined) {
+      nameState.keys.set(publication.idempotencyKey, meta.version);
+    }
     if (nameState.versions.length === 0) insertName(target.liveNames, publication.name);
     nameState.versions.push({ meta, data, blocks: digest.blocks });
     this.#account(target, digest.size, 1);
@@ -345,11 +366,7 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     ];
     for (const [bound, wouldBe] of checks) {
       if (wouldBe > this.#config[bound]) {
-        throw quotaExceeded(
-          quotaLimitCode(bound),
-          this.#config[bound],
-          `put would exceed ${bound}`,
-        );
+        throw quotaExceeded(bound, this.#config[bound], `put would exceed ${bound}`);
       }
     }
   }

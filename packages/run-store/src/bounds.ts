@@ -74,9 +74,5 @@ export function checkBounds(bounds: RunStoreBounds, usage: Usage, size: number):
 }
 
 export function exceededError(bounds: RunStoreBounds, name: keyof RunStoreBounds) {
-  return quotaExceeded(
-    quotaLimitCode(name),
-    bounds[name],
-    `register would exceed ${name} (${bounds[name]})`,
-  );
+  return quotaExceeded(name, bounds[name], `register would exceed ${name} (${bounds[name]})`);
 }

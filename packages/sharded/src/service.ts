@@ -191,7 +191,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
           mimeType: r.mimeType,
           metadata: r.metadata,
           // Only a bound of the caller's own: the worker applies its maxArtifactBytes anyway.
-          ...(r.maxBytesLimit === "max_bytes" ? { maxBytes: r.maxBytes } : {}),
+          ...(r.maxBytesBound === "maxBytes" ? { maxBytes: r.maxBytes } : {}),
           ...deadline,
         }),
       (sink, lease) => new HeldUpload(sink, lease, r.deadline, this.#transfers),
