@@ -2,7 +2,7 @@ import { Deadline } from "./deadline.js";
 import { invalidArgument } from "./errors.js";
 import { DEFAULT_MIME_TYPE, MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
 import { resolvePageLimit } from "./order.js";
-import type { DeleteSelector, JsonObject, Scope } from "./types.js";
+import type { DeleteSelector, JsonObject, PutOptions, Scope } from "./types.js";
 import {
   validateData,
   validateMetadata,
@@ -30,6 +30,17 @@ export interface ParsedContent {
   metadata: JsonObject;
   /** The caller's idempotency key (see PutOptions.idempotencyKey), or undefined. */
   idempotencyKey: string | undefined;
+}
+
+/** The options that hand parsed content on to another service (routers, buffering wrappers). */
+export function contentOptions(
+  content: ParsedContent,
+): Pick<PutOptions, "mimeType" | "metadata" | "idempotencyKey"> {
+  return {
+    mimeType: content.mimeType,
+    metadata: content.metadata,
+    ...(content.idempotencyKey === undefined ? {} : { idempotencyKey: content.idempotencyKey }),
+  };
 }
 
 export interface ParsedPut extends ParsedRequest, ParsedContent {

@@ -5,6 +5,7 @@ import {
   type ArtifactTransfer,
   type Capabilities,
   closedError,
+  contentOptions,
   type Deadline,
   type DeleteSelector,
   type DownloadOptions,
@@ -105,11 +106,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     this.#ensureOpen();
     const r = parsePut(scope, name, data, options);
     return this.#route(r, "put", (service, deadline) =>
-      service.put(r.scope, r.name, r.data, {
-        mimeType: r.mimeType,
-        metadata: r.metadata,
-        ...deadline,
-      }),
+      service.put(r.scope, r.name, r.data, { ...contentOptions(r), ...deadline }),
     );
   }
 
@@ -188,8 +185,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
       "upload",
       (service, deadline) =>
         workerTransfer(service, "streamingUpload").openUpload(r.scope, r.name, {
-          mimeType: r.mimeType,
-          metadata: r.metadata,
+          ...contentOptions(r),
           // Only a bound of the caller's own: the worker applies its maxArtifactBytes anyway.
           ...(r.maxBytesBound === "maxBytes" ? { maxBytes: r.maxBytes } : {}),
           ...deadline,
