@@ -37,6 +37,7 @@ export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./sco
 export * from "./transfer.js";
 export type * from "./types.js";
 export {
+  decodeUtf8,
   utf8ByteLength,
   validateData,
   validateMetadata,

@@ -13,6 +13,18 @@ export function utf8ByteLength(value: string): number {
   return Buffer.byteLength(value, "utf8");
 }
 
+// fatal: malformed bytes are an error, not U+FFFD. ignoreBOM: a leading U+FEFF is part of the
+// text (a name may start with one); the default decoder would silently strip it.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes UTF-8 exactly: every byte sequence that was encoded from a string decodes back to
+ * that string, a leading U+FEFF included. Throws a TypeError on malformed UTF-8.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return strictUtf8.decode(bytes);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const proto = Object.getPrototypeOf(value);
