@@ -1,4 +1,4 @@
-import { sha256Hex } from "@artifact-kit/core";
+import { decodeUtf8, sha256Hex } from "@artifact-kit/core";
 import { decodeBase32Hex, encodeBase32Hex } from "./base32hex.js";
 
 /**
@@ -24,7 +24,6 @@ export interface NameKey {
 }
 
 const encoder = new TextEncoder();
-const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 
 export function nameKey(name: string): NameKey {
   const bytes = encoder.encode(name);
@@ -46,7 +45,7 @@ export function nameOfFullKey(key: string): string | undefined {
   const bytes = decodeBase32Hex(key);
   if (!bytes || bytes.byteLength > FULL_KEY_MAX_NAME_BYTES) return undefined;
   try {
-    return strictDecoder.decode(bytes);
+    return decodeUtf8(bytes);
   } catch {
     return undefined;
   }
