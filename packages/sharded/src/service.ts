@@ -68,7 +68,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   readonly #capabilities: Capabilities;
   readonly #reclamation: boolean;
   readonly #pool: WorkerPool;
-  readonly #transfers = new OpenTransfers();
+  readonly #transfers: OpenTransfers;
   #closed = false;
 
   constructor(factory: ShardFactory, options?: ShardedArtifactServiceOptions) {
@@ -76,8 +76,9 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     const declared = factory.capabilities;
     this.#reclamation =
       this.#config.strategy === "exact_scope" && declared.durability === "durable";
-    this.#capabilities = routerCapabilities(declared, this.#config);
+    this.#capabilities = routerCapabilities(declared, this.#config, this.#reclamation);
     this.#pool = new WorkerPool(factory, this.#config, this.#reclamation);
+    this.#transfers = new OpenTransfers(this.#config.transferIdleTimeoutMs);
   }
 
   capabilities(): Capabilities {
@@ -303,9 +304,19 @@ function remainingDeadline(deadline: Deadline): RequestOptions {
   return deadline.toRequestOptions();
 }
 
-function routerCapabilities(worker: Capabilities, config: RouterConfig): Capabilities {
+function routerCapabilities(
+  worker: Capabilities,
+  config: RouterConfig,
+  reclamation: boolean,
+): Capabilities {
   const exact = config.strategy === "exact_scope";
   return defineCapabilities({
+    routing: {
+      strategy: config.strategy,
+      reclamation: reclamation ? "lru" : "never",
+      idleScopeTimeoutMs: config.idleScopeTimeoutMs,
+      transferIdleTimeoutMs: config.transferIdleTimeoutMs,
+    },
     durability: worker.durability,
     maxPageLimit: worker.pagination.maxPageLimit,
     legacyListLimit: worker.pagination.legacyListLimit,
