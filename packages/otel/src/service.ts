@@ -63,7 +63,7 @@ class TracedArtifactService implements ArtifactService {
   protected readonly telemetry: Telemetry;
   readonly #stopObserving: () => void;
   /** Present exactly when the wrapped service has it (e.g. the sharded router). */
-  readonly status?: () => unknown;
+  declare readonly status?: () => unknown;
 
   constructor(inner: ArtifactService, telemetry: Telemetry) {
     this.inner = inner;

@@ -16,10 +16,12 @@ import {
 /**
  * The real OpenTelemetry SDK with its in-memory exporters: spans are exported as each ends,
  * metrics when `metrics()` flushes the reader (its own timer is set far beyond any test).
+ * Metrics are delta: each collection holds what happened since the previous one, and only
+ * the gauges observed in it (cumulative would repeat a gauge series after it stopped).
  */
 export class TelemetryHarness {
   readonly spanExporter = new InMemorySpanExporter();
-  readonly metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  readonly metricExporter = new InMemoryMetricExporter(AggregationTemporality.DELTA);
   readonly tracerProvider = new BasicTracerProvider({
     spanProcessors: [new SimpleSpanProcessor(this.spanExporter)],
   });
@@ -51,7 +53,7 @@ export class TelemetryHarness {
     return this.spans().map((span) => span.name);
   }
 
-  /** Collects now and returns the latest export: every metric with its cumulative points. */
+  /** Collects now: every metric with its points since the previous collection. */
   async metrics(): Promise<MetricData[]> {
     this.metricExporter.reset();
     await this.#reader.forceFlush();
