@@ -50,12 +50,13 @@ export function targetAttributes(telemetry: Telemetry, scope: unknown, name?: un
   return attributes;
 }
 
-/** `artifact.selector`: "latest", "all" or the version number, as text (one type per key). */
-export function selectorAttribute(into: Attributes, selector: unknown): void {
+/** Adds `artifact.selector`: "latest", "all" or the version number, as text (one type per key). */
+export function selected(into: Attributes, selector: unknown): Attributes {
   if (selector === "latest" || selector === "all") into[ATTR_SELECTOR] = selector;
   else if (typeof selector === "number" && Number.isFinite(selector)) {
     into[ATTR_SELECTOR] = String(selector);
   }
+  return into;
 }
 
 /** The version option of get / head / download, which defaults to "latest". */
@@ -64,9 +65,11 @@ export function versionOption(options: unknown): unknown {
   return fields === undefined || fields.version === undefined ? "latest" : fields.version;
 }
 
-export function limitAttribute(into: Attributes, options: unknown): void {
+/** Adds `artifact.page.limit` when the options ask for one. */
+export function limited(into: Attributes, options: unknown): Attributes {
   const limit = fieldsOf(options)?.limit;
   if (typeof limit === "number" && Number.isFinite(limit)) into[ATTR_PAGE_LIMIT] = limit;
+  return into;
 }
 
 export function rangeAttributes(into: Attributes, options: unknown): void {

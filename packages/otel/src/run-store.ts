@@ -38,13 +38,15 @@ class TracedRunStore implements RunStore {
   }
 
   register(runId: string, stepId: string, path: string, content: RunContent): Promise<void> {
-    const attributes = this.#target(runId, path);
-    setIfDefined(attributes, ATTR_STEP_ID, this.#telemetry.names.record(stepId));
     const size = contentSize(content);
-    setIfDefined(attributes, ATTR_SIZE, size);
     return this.#telemetry.traced(
       "run.register",
-      attributes,
+      () => {
+        const attributes = this.#target(runId, path);
+        setIfDefined(attributes, ATTR_STEP_ID, this.#telemetry.names.record(stepId));
+        setIfDefined(attributes, ATTR_SIZE, size);
+        return attributes;
+      },
       () => this.#inner.register(runId, stepId, path, content),
       () => this.#telemetry.countWritten("run.register", size ?? 0),
     );
@@ -53,7 +55,7 @@ class TracedRunStore implements RunStore {
   find(runId: string, path: string): Promise<RunContent | undefined> {
     return this.#telemetry.traced(
       "run.find",
-      this.#target(runId, path),
+      () => this.#target(runId, path),
       () => this.#inner.find(runId, path),
       (content, op) => {
         const size = contentSize(content);
@@ -69,7 +71,7 @@ class TracedRunStore implements RunStore {
   artifacts(runId: string): Promise<readonly RunArtifact[]> {
     return this.#telemetry.traced(
       "run.artifacts",
-      this.#target(runId),
+      () => this.#target(runId),
       () => this.#inner.artifacts(runId),
       (files, op) => {
         const bytes = files.reduce((sum, file) => sum + file.size, 0);
@@ -80,13 +82,19 @@ class TracedRunStore implements RunStore {
   }
 
   remove(runId: string, path: string): Promise<void> {
-    return this.#telemetry.traced("run.remove", this.#target(runId, path), () =>
-      this.#inner.remove(runId, path),
+    return this.#telemetry.traced(
+      "run.remove",
+      () => this.#target(runId, path),
+      () => this.#inner.remove(runId, path),
     );
   }
 
   clear(runId: string): Promise<void> {
-    return this.#telemetry.traced("run.clear", this.#target(runId), () => this.#inner.clear(runId));
+    return this.#telemetry.traced(
+      "run.clear",
+      () => this.#target(runId),
+      () => this.#inner.clear(runId),
+    );
   }
 
   #target(runId: unknown, path?: unknown): Attributes {

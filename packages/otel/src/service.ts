@@ -23,11 +23,11 @@ import { ATTR_SIZE } from "./attributes.js";
 import { observeService } from "./gauges.js";
 import { resolveTelemetryOptions, type TelemetryOptions } from "./options.js";
 import {
-  limitAttribute,
+  limited,
   metaAttributes,
   pageAttributes,
   rangeAttributes,
-  selectorAttribute,
+  selected,
   sizeOf,
   targetAttributes,
   versionOption,
@@ -78,12 +78,14 @@ class TracedArtifactService implements ArtifactService {
   }
 
   put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions): Promise<ArtifactMeta> {
-    const attributes = targetAttributes(this.telemetry, scope, name);
-    const size = sizeOf(data);
-    if (size !== undefined) attributes[ATTR_SIZE] = size;
     return this.telemetry.traced(
       "put",
-      attributes,
+      () => {
+        const attributes = targetAttributes(this.telemetry, scope, name);
+        const size = sizeOf(data);
+        if (size !== undefined) attributes[ATTR_SIZE] = size;
+        return attributes;
+      },
       () => this.inner.put(scope, name, data, options),
       (meta, op) => {
         op.set(metaAttributes(meta));
@@ -93,11 +95,9 @@ class TracedArtifactService implements ArtifactService {
   }
 
   get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact> {
-    const attributes = targetAttributes(this.telemetry, scope, name);
-    selectorAttribute(attributes, versionOption(options));
     return this.telemetry.traced(
       "get",
-      attributes,
+      () => selected(targetAttributes(this.telemetry, scope, name), versionOption(options)),
       () => this.inner.get(scope, name, options),
       (artifact, op) => {
         op.set(metaAttributes(artifact));
@@ -107,11 +107,9 @@ class TracedArtifactService implements ArtifactService {
   }
 
   head(scope: Scope, name: string, options?: GetOptions): Promise<ArtifactMeta> {
-    const attributes = targetAttributes(this.telemetry, scope, name);
-    selectorAttribute(attributes, versionOption(options));
     return this.telemetry.traced(
       "head",
-      attributes,
+      () => selected(targetAttributes(this.telemetry, scope, name), versionOption(options)),
       () => this.inner.head(scope, name, options),
       (meta, op) => op.set(metaAttributes(meta)),
     );
@@ -123,30 +121,26 @@ class TracedArtifactService implements ArtifactService {
     selector: DeleteSelector,
     options?: RequestOptions,
   ): Promise<void> {
-    const attributes = targetAttributes(this.telemetry, scope, name);
-    selectorAttribute(attributes, selector);
-    return this.telemetry.traced("delete", attributes, () =>
-      this.inner.delete(scope, name, selector, options),
+    return this.telemetry.traced(
+      "delete",
+      () => selected(targetAttributes(this.telemetry, scope, name), selector),
+      () => this.inner.delete(scope, name, selector, options),
     );
   }
 
   listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
-    const attributes = targetAttributes(this.telemetry, scope);
-    limitAttribute(attributes, options);
     return this.telemetry.traced(
       "list_names",
-      attributes,
+      () => limited(targetAttributes(this.telemetry, scope), options),
       () => this.inner.listNames(scope, options),
       (page, op) => op.set(pageAttributes(page.items.length, page.nextCursor !== undefined)),
     );
   }
 
   listVersions(scope: Scope, name: string, options?: ListVersionsOptions): Promise<VersionPage> {
-    const attributes = targetAttributes(this.telemetry, scope, name);
-    limitAttribute(attributes, options);
     return this.telemetry.traced(
       "list_versions",
-      attributes,
+      () => limited(targetAttributes(this.telemetry, scope, name), options),
       () => this.inner.listVersions(scope, name, options),
       (page, op) => op.set(pageAttributes(page.items.length, page.nextCursor !== undefined)),
     );
@@ -155,7 +149,7 @@ class TracedArtifactService implements ArtifactService {
   list(scope: Scope, options?: RequestOptions): Promise<ArtifactMeta[]> {
     return this.telemetry.traced(
       "list",
-      targetAttributes(this.telemetry, scope),
+      () => targetAttributes(this.telemetry, scope),
       () => this.inner.list(scope, options),
       (items, op) => op.set(pageAttributes(items.length, false)),
     );
@@ -164,7 +158,7 @@ class TracedArtifactService implements ArtifactService {
   /** Closes the service, then stops reporting its gauges. */
   async close(): Promise<void> {
     try {
-      await this.telemetry.traced("close", {}, () => this.inner.close());
+      await this.telemetry.traced("close", undefined, () => this.inner.close());
     } finally {
       this.#stopObserving();
     }
@@ -182,7 +176,7 @@ class TracedTransferService extends TracedArtifactService implements ArtifactTra
 
   /** The `upload` span runs from this call until the upload is finished, aborted or fails. */
   async openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
-    const op = this.telemetry.start("upload", targetAttributes(this.telemetry, scope, name));
+    const op = this.telemetry.start("upload", () => targetAttributes(this.telemetry, scope, name));
     try {
       const sink = await op.within(() => this.#transfer.openUpload(scope, name, options));
       return new TracedUpload(sink, op, this.telemetry);
@@ -198,10 +192,14 @@ class TracedTransferService extends TracedArtifactService implements ArtifactTra
     name: string,
     options?: DownloadOptions,
   ): Promise<DownloadSource> {
-    const attributes = targetAttributes(this.telemetry, scope, name);
-    selectorAttribute(attributes, versionOption(options));
-    rangeAttributes(attributes, options);
-    const op = this.telemetry.start("download", attributes);
+    const op = this.telemetry.start("download", () => {
+      const attributes = selected(
+        targetAttributes(this.telemetry, scope, name),
+        versionOption(options),
+      );
+      rangeAttributes(attributes, options);
+      return attributes;
+    });
     try {
       const source = await op.within(() => this.#transfer.openDownload(scope, name, options));
       op.set(metaAttributes(source.meta));

@@ -48,8 +48,7 @@ export class Telemetry {
   readonly #written: Counter;
   readonly #read: Counter;
   readonly #errors: Counter;
-  /** Metric attribute sets by operation, outcome and error type, built once each. */
-  readonly #metricAttributes = new Map<string, Attributes>();
+  readonly #operations = new Map<string, OperationAttributes>();
 
   constructor(options: ResolvedTelemetryOptions, adapter: string) {
     this.adapter = adapter;
@@ -78,23 +77,29 @@ export class Telemetry {
     });
   }
 
-  /** Starts the span of one operation; `attributes` are those known before the call. */
-  start(operation: string, attributes: Attributes): Operation {
+  /**
+   * Starts the span of one operation. The request's attributes are computed only when the
+   * span records (not for a no-op provider or a span sampled out); the sampler sees the
+   * operation and adapter.
+   */
+  start(operation: string, request?: () => Attributes): Operation {
+    const attributes = this.#attributesOf(operation);
     const span = this.tracer.startSpan(`artifact.${operation}`, {
       kind: SpanKind.INTERNAL,
-      attributes: { ...this.metricAttributes(operation), ...attributes },
+      attributes: attributes.base,
     });
-    return new Operation(this, operation, span);
+    if (request !== undefined && span.isRecording()) span.setAttributes(request());
+    return new Operation(this, attributes, span);
   }
 
   /** Runs `call` under a new operation span and records how it settled. */
   async traced<T>(
     operation: string,
-    attributes: Attributes,
+    request: (() => Attributes) | undefined,
     call: () => Promise<T>,
     describe?: (result: T, operation: Operation) => void,
   ): Promise<T> {
-    const op = this.start(operation, attributes);
+    const op = this.start(operation, request);
     let result: T;
     try {
       result = await op.within(call);
@@ -108,32 +113,53 @@ export class Telemetry {
   }
 
   countWritten(operation: string, bytes: number): void {
-    if (bytes > 0) this.#written.add(bytes, this.metricAttributes(operation));
+    if (bytes > 0) this.#written.add(bytes, this.#attributesOf(operation).base);
   }
 
   countRead(operation: string, bytes: number): void {
-    if (bytes > 0) this.#read.add(bytes, this.metricAttributes(operation));
+    if (bytes > 0) this.#read.add(bytes, this.#attributesOf(operation).base);
   }
 
   /** @internal Records the duration (and the error) of a settled operation. */
-  settle(operation: string, seconds: number, outcome: Outcome, type: string | undefined): void {
-    const attributes = this.metricAttributes(operation, outcome, type);
+  settle(attributes: Attributes, seconds: number, failed: boolean): void {
     this.#duration.record(seconds, attributes);
-    if (type !== undefined) this.#errors.add(1, attributes);
+    if (failed) this.#errors.add(1, attributes);
   }
 
-  /** Low-cardinality attributes shared by the span and every metric of an operation. */
-  metricAttributes(operation: string, outcome?: Outcome, type?: string): Attributes {
-    const key = `${operation}\0${outcome ?? ""}\0${type ?? ""}`;
-    let attributes = this.#metricAttributes.get(key);
+  #attributesOf(operation: string): OperationAttributes {
+    let attributes = this.#operations.get(operation);
+    if (attributes === undefined) {
+      attributes = new OperationAttributes(operation, this.adapter);
+      this.#operations.set(operation, attributes);
+    }
+    return attributes;
+  }
+}
+
+/**
+ * The low-cardinality attribute sets of one operation, shared by its spans and metrics and
+ * built once each: the SDK hashes a metric's attributes on every record, the sets need not
+ * be rebuilt too.
+ */
+class OperationAttributes {
+  readonly base: Attributes;
+  readonly #outcomes = new Map<string, Attributes>();
+
+  constructor(operation: string, adapter: string) {
+    this.base = Object.freeze({ [ATTR_OPERATION]: operation, [ATTR_ADAPTER]: adapter });
+  }
+
+  /** The metric attributes of an outcome, with the error type when it failed. */
+  settled(outcome: Outcome, type: string | undefined): Attributes {
+    const key = type === undefined ? outcome : `${outcome}\0${type}`;
+    let attributes = this.#outcomes.get(key);
     if (attributes === undefined) {
       attributes = Object.freeze({
-        [ATTR_OPERATION]: operation,
-        [ATTR_ADAPTER]: this.adapter,
-        ...(outcome !== undefined && { [ATTR_OUTCOME]: outcome }),
+        ...this.base,
+        [ATTR_OUTCOME]: outcome,
         ...(type !== undefined && { [ATTR_ERROR_TYPE]: type }),
       });
-      this.#metricAttributes.set(key, attributes);
+      this.#outcomes.set(key, attributes);
     }
     return attributes;
   }
@@ -142,14 +168,14 @@ export class Telemetry {
 /** One operation in flight: its span and start time, ended exactly once. */
 export class Operation {
   readonly #telemetry: Telemetry;
-  readonly #name: string;
+  readonly #attributes: OperationAttributes;
   readonly #span: Span;
   readonly #startedAt = performance.now();
   #ended = false;
 
-  constructor(telemetry: Telemetry, name: string, span: Span) {
+  constructor(telemetry: Telemetry, attributes: OperationAttributes, span: Span) {
     this.#telemetry = telemetry;
-    this.#name = name;
+    this.#attributes = attributes;
     this.#span = span;
   }
 
@@ -186,6 +212,6 @@ export class Operation {
       this.#span.setStatus({ code: SpanStatusCode.ERROR, message: type });
     }
     this.#span.end();
-    this.#telemetry.settle(this.#name, seconds, outcome, type);
+    this.#telemetry.settle(this.#attributes.settled(outcome, type), seconds, type !== undefined);
   }
 }
