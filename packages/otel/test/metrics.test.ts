@@ -162,15 +162,10 @@ describe("observable gauges", () => {
     harness = new TelemetryHarness();
     const root = await mkdtemp(join(tmpdir(), "otel-router-"));
     cleanups.push(() => rm(root, { recursive: true, force: true }));
-    const router = new ShardedArtifactService(await fsShards(root), {
-      maxActiveScopes: 1,
-      idleScopeTimeoutMs: 1,
-    });
+    // At capacity, each new scope reclaims the previous one's idle worker at once.
+    const router = new ShardedArtifactService(await fsShards(root), { maxActiveScopes: 1 });
     const service = withTelemetry(router, harness.providers);
-    for (const user of ["a", "b", "c"]) {
-      await service.put({ ...scope, user }, "x", bytes(1));
-      await new Promise((resolve) => setTimeout(resolve, 5)); // let the worker become idle
-    }
+    for (const user of ["a", "b", "c"]) await service.put({ ...scope, user }, "x", bytes(1));
     const evictions = await harness.points(METRIC_ROUTER_EVICTIONS);
     expect(evictions.map((point) => point.value)).toEqual([router.status().evictions]);
     expect(router.status().evictions).toBe(2);

@@ -28,7 +28,10 @@ describe("reclaiming without waiting for capacity", () => {
 
   it("a burst of 2,000 new durable scopes over 100 workers completes without refusal", async () => {
     const shards = new ScriptedShards("durable");
-    const service = new ShardedArtifactService(shards, { maxActiveScopes: 100, maxRouterQueue: 2_000 });
+    const service = new ShardedArtifactService(shards, {
+      maxActiveScopes: 100,
+      maxRouterQueue: 2_000,
+    });
     const puts = Array.from({ length: 2_000 }, (_, i) =>
       service.put(appScope(`s${i}`), "x", bytes(String(i))),
     );
