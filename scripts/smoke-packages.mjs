@@ -337,8 +337,9 @@ function checkReadmeSnippets({ dir, manifest }) {
         );
         if (omitted.length > 0) throw new Error(omitted.join("\n"));
       }) &&
+      // Everything was fetched by the installs above: the cache answers without asking.
       step(`npm install ${install.join(" ")}`, () =>
-        run("npm", ["install", "--no-audit", "--no-fund"], project),
+        run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], project),
       ) &&
       step("type-check and emit with TypeScript 7", () =>
         run("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),

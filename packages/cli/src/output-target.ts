@@ -1,4 +1,4 @@
-import { fstatSync } from "node:fs";
+import { fstatSync, type Stats } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import { localFileError } from "./local-file.js";
 
@@ -33,9 +33,18 @@ export async function resolveOutputTarget(output: string, path: string): Promise
   if (target.isFile()) return { kind: "replace", path: await realpath(path) };
   // `/dev/stdout` (or `/dev/fd/1`) is this process's own standard output, which may be a
   // socket that cannot be opened again by path: write to the descriptor itself.
-  const own = fstatSync(1);
-  if (own.dev === target.dev && own.ino === target.ino) return { kind: "stdout" };
+  const own = ownStdout();
+  if (own?.dev === target.dev && own.ino === target.ino) return { kind: "stdout" };
   return { kind: "stream", path };
+}
+
+/** This process's standard output, or undefined when it is closed. */
+function ownStdout(): Stats | undefined {
+  try {
+    return fstatSync(1);
+  } catch {
+    return undefined;
+  }
 }
 
 /** How the target is shown in the result: the file, or "-" for standard output. */
