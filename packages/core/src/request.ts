@@ -8,6 +8,7 @@ import {
   validateMetadata,
   validateMimeType,
   validateName,
+  validateNamePrefix,
   validateOptionKeys,
   validatePositiveInteger,
   validateScope,
@@ -127,6 +128,8 @@ export function parseDelete(
 export interface ParsedListNames extends ParsedRequest {
   limit: number;
   cursor: string | undefined;
+  /** Only names that start with it (UTF-8 order, so they are one contiguous run); or undefined. */
+  prefix: string | undefined;
 }
 
 export function parseListNames(
@@ -134,11 +137,12 @@ export function parseListNames(
   options: unknown,
   maxPageLimit: number,
 ): ParsedListNames {
-  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "limit", "cursor"]);
+  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "limit", "cursor", "prefix"]);
   return {
     scope: validateScope(scope),
     limit: resolvePageLimit(opts.limit, maxPageLimit),
     cursor: opts.cursor === undefined ? undefined : validateName(opts.cursor, "cursor"),
+    prefix: opts.prefix === undefined ? undefined : validateNamePrefix(opts.prefix),
     deadline: Deadline.start(opts),
   };
 }

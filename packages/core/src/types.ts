@@ -73,6 +73,11 @@ export interface ListNamesOptions extends RequestOptions {
   limit?: number;
   /** Exclusive: the last name of the previous page. */
   cursor?: string;
+  /**
+   * Only names that start with this string ("reports/" lists everything under reports/),
+   * in the same order and pages: the listing equals the full one filtered by the prefix.
+   */
+  prefix?: string;
 }
 
 export interface NamePage {

@@ -94,6 +94,23 @@ export function validateName(value: unknown, field = "name"): string {
   return name;
 }
 
+/**
+ * The start of some valid name: every segment but the last is a valid one; the last, which a
+ * name may continue, may be empty or partial ("reports/", "reports/q", "reports/.").
+ */
+export function validateNamePrefix(value: unknown, field = "prefix"): string {
+  const prefix = validateText(value, field, MAX_NAME_BYTES);
+  const lastSlash = prefix.lastIndexOf("/");
+  for (let start = 0; start <= lastSlash; ) {
+    const end = prefix.indexOf("/", start);
+    if (isEmptyOrDotSegment(prefix, start, end)) {
+      throw invalidArgument(field, `has an empty, "." or ".." segment before its last "/"`);
+    }
+    start = end + 1;
+  }
+  return prefix;
+}
+
 export function validateData(value: unknown, field = "data"): Uint8Array {
   if (!(value instanceof Uint8Array)) throw invalidArgument(field, "must be a Uint8Array");
   return value;

@@ -52,6 +52,25 @@ export function nameOfFullKey(key: string): string | undefined {
 }
 
 /**
+ * The lowest key segment that can hold `name` or a name after it: its own key (a truncated
+ * key's whole group, which is ordered client-side).
+ */
+export function keyStartFrom(name: string): string {
+  return nameKey(name).group;
+}
+
+/**
+ * What the key of every name starting with `prefix` starts with: base32hex encodes 5 bytes
+ * as 8 characters, so only the whole 5-byte groups of the prefix (at most the bytes a full
+ * key holds) fix the key's leading characters.
+ */
+export function keyPrefixOf(prefix: string): string {
+  const bytes = encoder.encode(prefix);
+  const whole = Math.min(bytes.byteLength - (bytes.byteLength % 5), FULL_KEY_MAX_NAME_BYTES);
+  return encodeBase32Hex(bytes.subarray(0, whole));
+}
+
+/**
  * The lowest key segment that can hold a name after `cursor`. For a full key, "0" is the
  * character right after the "/" that ends the cursor's own objects; for a truncated key,
  * the whole group is listed again and filtered by name.

@@ -1,10 +1,12 @@
-import { compareUtf8, indexAfter, type Page } from "@artifact-kit/core";
+import { compareUtf8, indexAfter, indexFrom, namePageStart, type Page } from "@artifact-kit/core";
 
 const identity = (name: string) => name;
 const firstOf = (chunk: readonly string[]) => chunk[0] as string;
 /** The first index whose name sorts after `name` (core's binary search). */
 const after = (sorted: readonly string[], name: string) =>
   indexAfter(sorted, name, identity, compareUtf8);
+const from = (sorted: readonly string[], name: string) =>
+  indexFrom(sorted, name, identity, compareUtf8);
 
 /** Chunks split above this many names; small enough that a splice inside one is cheap. */
 const MAX_CHUNK = 1024;
@@ -51,24 +53,38 @@ export class SortedNames {
     if (chunk.length === 0) this.#chunks.splice(chunkIndex, 1);
   }
 
-  /** Up to `limit` names after the exclusive `cursor`, and the cursor of the next page. */
-  page(request: { cursor: string | undefined; limit: number }): Page<string, string> {
-    const items: string[] = [];
-    let chunkIndex = request.cursor === undefined ? 0 : this.#chunkIndexFor(request.cursor);
-    let index = 0;
+  /**
+   * Up to `limit` names after the exclusive `cursor` (and starting with `prefix`, when given),
+   * and the cursor of the next page.
+   */
+  page(request: {
+    cursor: string | undefined;
+    limit: number;
+    prefix: string | undefined;
+  }): Page<string, string> {
+    const { limit, prefix } = request;
+    const start = namePageStart(request);
+    let chunkIndex = start === undefined ? 0 : this.#chunkIndexFor(start.from);
     const first = this.#chunks[chunkIndex];
-    if (first && request.cursor !== undefined) index = after(first, request.cursor);
+    let index =
+      start === undefined || first === undefined
+        ? 0
+        : start.inclusive
+          ? from(first, start.from)
+          : after(first, start.from);
+    const items: string[] = [];
     let more = false;
-    for (; chunkIndex < this.#chunks.length; chunkIndex++, index = 0) {
+    scan: for (; chunkIndex < this.#chunks.length; chunkIndex++, index = 0) {
       const chunk = this.#chunks[chunkIndex] as string[];
       for (; index < chunk.length; index++) {
-        if (items.length === request.limit) {
+        const name = chunk[index] as string;
+        if (prefix !== undefined && !name.startsWith(prefix)) break scan;
+        if (items.length === limit) {
           more = true;
-          break;
+          break scan;
         }
-        items.push(chunk[index] as string);
+        items.push(name);
       }
-      if (more) break;
     }
     const last = items[items.length - 1];
     return more && last !== undefined ? { items, nextCursor: last } : { items };

@@ -147,6 +147,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
       service.listNames(r.scope, {
         limit: r.limit,
         ...(r.cursor === undefined ? {} : { cursor: r.cursor }),
+        ...(r.prefix === undefined ? {} : { prefix: r.prefix }),
         ...deadline,
       }),
     );
