@@ -7,6 +7,8 @@ import { memorySuite } from "./memory/suite.js";
 import { otelSuite } from "./otel/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
+import { gcsScaleSuite } from "./scale/gcs.js";
+import { memoryScaleSuite } from "./scale/memory.js";
 import { shardedSuite } from "./sharded/suite.js";
 import type { Suite } from "./suite.js";
 
@@ -19,6 +21,7 @@ interface SuiteContext {
 const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise<Suite> | string>> =
   {
     memory: memorySuite,
+    "memory-scale": memoryScaleSuite,
     fs: fsSuite,
     "fs-scopes": fsScopesSuite,
     "run-store": runStoreSuite,
@@ -28,6 +31,10 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"
         : gcsSuite(gcsEndpoint),
+    "gcs-scale": ({ gcsEndpoint }) =>
+      gcsEndpoint === undefined
+        ? "skipped (pass --gcs <emulator endpoint>)"
+        : gcsScaleSuite(gcsEndpoint),
   };
 
 const { values, positionals } = parseArgs({
