@@ -1,2 +1,4 @@
-export { toAdkArtifactService } from "./bridge.js";
+export { runInInvocationScope } from "./binding.js";
+export { type AdkArtifactVersion, type AdkBridgeOptions, toAdkArtifactService } from "./bridge.js";
 export { CUSTOM_METADATA_KEY, PART_RECORD_KEY } from "./metadata.js";
+export { type AdkArtifactEffect, ARTIFACT_EFFECTS_KEY, ArtifactScopePlugin } from "./plugin.js";
