@@ -1,3 +1,9 @@
+export { type AttachmentBounds, DEFAULT_ATTACHMENT_BOUNDS } from "./attach-bounds.js";
+export {
+  type AttachmentReply,
+  type ResolvedAttachment,
+  VerifiedLoadArtifactsTool,
+} from "./attach-tool.js";
 export {
   type ArtifactGrant,
   type AuthorizedToolBody,
@@ -7,4 +13,4 @@ export {
 export { runInInvocationScope } from "./binding.js";
 export { type AdkArtifactVersion, type AdkBridgeOptions, toAdkArtifactService } from "./bridge.js";
 export { CUSTOM_METADATA_KEY, PART_RECORD_KEY } from "./metadata.js";
-export { ARTIFACT_EFFECTS_KEY, type AdkArtifactEffect, ArtifactScopePlugin } from "./plugin.js";
+export { type AdkArtifactEffect, ARTIFACT_EFFECTS_KEY, ArtifactScopePlugin } from "./plugin.js";

@@ -1,7 +1,7 @@
-import type { ArtifactService } from "@artifact-kit/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { toAdkArtifactService } from "../src/index.js";
 import { codeOf } from "./support/codes.js";
+import { lying, type Rewrites } from "./support/lying.js";
 import { type BridgedFs, bridgedFs } from "./support/subjects.js";
 
 // The bridge checks every record the adapter returns before anything reaches ADK: a reply
@@ -9,21 +9,6 @@ import { type BridgedFs, bridgedFs } from "./support/subjects.js";
 
 const KEY = { appName: "app", userId: "ada", sessionId: "s1" };
 const OTHER_SCOPE = { kind: "session", app: "app", user: "eve", session: "s9" } as const;
-
-type Rewrites = { [K in keyof ArtifactService]?: (reply: never) => unknown };
-
-/** The real fs service, with some replies rewritten on the way back (an adapter that lies). */
-function lying(service: ArtifactService, rewrites: Rewrites): ArtifactService {
-  return new Proxy(service, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      const rewrite = rewrites[property as keyof ArtifactService];
-      if (rewrite === undefined) return value.bind(target);
-      return async (...args: unknown[]) => rewrite((await value.apply(target, args)) as never);
-    },
-  });
-}
 
 let fs: BridgedFs;
 beforeEach(async () => {
