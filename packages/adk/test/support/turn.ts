@@ -7,6 +7,10 @@ import {
   LlmAgent,
   Runner,
 } from "@google/adk";
+
+/** ADK's message content type, named through the runner's own parameter. */
+type Content = NonNullable<Parameters<Runner["runAsync"]>[0]["newMessage"]>;
+
 import { ScriptedModel, type ScriptStep } from "./scripted-model.js";
 
 export const APP = "notes_app";
@@ -19,21 +23,25 @@ export interface TurnSetup {
   readonly sessionId?: string;
   readonly instruction?: string;
   readonly sessionService?: InMemorySessionService;
+  readonly runConfig?: Parameters<Runner["runAsync"]>[0]["runConfig"];
 }
+
+/** The user's message: text, or Parts as given. */
+type Message = string | NonNullable<Content["parts"]>;
 
 export interface Turn {
   readonly events: Event[];
   readonly model: ScriptedModel;
   readonly sessionService: InMemorySessionService;
   /** Plays one more user turn in the same session with a new script. */
-  readonly again: (script: readonly ScriptStep[], message?: string) => Promise<Turn>;
+  readonly again: (script: readonly ScriptStep[], message?: Message) => Promise<Turn>;
 }
 
 /** One user turn through a real ADK Runner whose model plays `script`. */
 export async function runTurn(
   setup: TurnSetup,
   script: readonly ScriptStep[],
-  message = "go",
+  message: Message = "go",
 ): Promise<Turn> {
   const { userId = "ada", sessionId = "s1" } = setup;
   const sessionService = setup.sessionService ?? new InMemorySessionService();
@@ -58,7 +66,11 @@ export async function runTurn(
   for await (const event of runner.runAsync({
     userId,
     sessionId,
-    newMessage: { role: "user", parts: [{ text: message }] },
+    newMessage: {
+      role: "user",
+      parts: typeof message === "string" ? [{ text: message }] : message,
+    },
+    ...(setup.runConfig === undefined ? {} : { runConfig: setup.runConfig }),
   })) {
     events.push(event);
   }
