@@ -8,5 +8,9 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/temp-parent.ts"],
+    // Every file imports @google/adk; one copy per worker instead of one per file keeps the
+    // suite fast. No file keeps state at module level that another could see.
+    isolate: false,
   },
 });
