@@ -106,6 +106,8 @@ export class VerifiedLoadArtifactsTool extends BaseTool {
   override async processLlmRequest(request: ToolProcessLlmRequest): Promise<void> {
     await super.processLlmRequest(request);
     const { toolContext, llmRequest } = request;
+    // As ADK's tool: without an artifact service on the runner there is nothing to list.
+    if (toolContext.invocationContext.artifactService === undefined) return;
     const keys = await toolContext.listArtifacts();
     if (keys.length > 0) appendInstruction(llmRequest, availableArtifacts(keys));
     const reply = this.#replyJustReceived(llmRequest);
