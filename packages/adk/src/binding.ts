@@ -9,9 +9,7 @@ import type { AdkSessionKey } from "./location.js";
  */
 export interface InvocationBinding {
   readonly key: AdkSessionKey;
-  /** The tool call this code runs for, when it runs for one. */
-  readonly functionCallId?: string;
-  /** Told of each successful mutation, with the ADK filename it was made under. */
+  /** Told of each successful mutation, with the ADK filename it was made under (tool calls). */
   readonly recordEffect?: (filename: string, effect: ArtifactEffect) => void;
 }
 

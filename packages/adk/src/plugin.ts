@@ -86,13 +86,10 @@ export class ArtifactScopePlugin extends BasePlugin {
     const functionCallId = toolContext.functionCallId;
     const binding: InvocationBinding = {
       key: keyOf(invocationContext),
-      ...(functionCallId === undefined
-        ? {}
-        : {
-            functionCallId,
-            recordEffect: (name: string, effect: ArtifactEffect) =>
-              this.#record(invocationId, functionCallId, name, effect),
-          }),
+      ...(functionCallId !== undefined && {
+        recordEffect: (name: string, effect: ArtifactEffect) =>
+          this.#record(invocationId, functionCallId, name, effect),
+      }),
     };
     toolCallBindings.set(toolContext, binding);
     // The tool's own context reads a service bound to this call; the invocation's is unchanged.
