@@ -8,7 +8,6 @@ import {
 } from "@artifact-kit/core";
 import {
   BaseTool,
-  type InvocationContext,
   type LlmRequest,
   type RunAsyncToolRequest,
   type ToolProcessLlmRequest,
@@ -21,7 +20,7 @@ import {
 } from "./attach-bounds.js";
 import { partForModel } from "./attach-part.js";
 import { headChecked } from "./checked.js";
-import { type AdkSessionKey, locate, USER_NAMESPACE_PREFIX } from "./location.js";
+import { type AdkSessionKey, invocationKey, locate, USER_NAMESPACE_PREFIX } from "./location.js";
 import { fromAdkVersion, toAdkVersion } from "./version.js";
 
 type Declaration = ReturnType<BaseTool["_getDeclaration"]>;
@@ -86,7 +85,7 @@ export class VerifiedLoadArtifactsTool extends BaseTool {
 
   override async runAsync({ args, toolContext }: RunAsyncToolRequest): Promise<AttachmentReply> {
     const names = requestedNames(args.artifact_names);
-    const key = keyOf(toolContext.invocationContext);
+    const key = invocationKey(toolContext.invocationContext);
     const found: ResolvedAttachment[] = [];
     const missing: string[] = [];
     for (const name of names) {
@@ -106,15 +105,16 @@ export class VerifiedLoadArtifactsTool extends BaseTool {
   override async processLlmRequest(request: ToolProcessLlmRequest): Promise<void> {
     await super.processLlmRequest(request);
     const { toolContext, llmRequest } = request;
-    // As ADK's tool: without an artifact service on the runner there is nothing to list.
-    if (toolContext.invocationContext.artifactService === undefined) return;
-    const keys = await toolContext.listArtifacts();
-    if (keys.length > 0) appendInstruction(llmRequest, availableArtifacts(keys));
+    // The model is told what it may ask for, as ADK's tool does, when the runner can list.
+    if (toolContext.invocationContext.artifactService !== undefined) {
+      const keys = await toolContext.listArtifacts();
+      if (keys.length > 0) appendInstruction(llmRequest, availableArtifacts(keys));
+    }
     const reply = this.#replyJustReceived(llmRequest);
     if (reply === undefined) return;
     // The reply was checked against the bounds; the bytes are checked again as read.
     planAttachments(reply.attached, { ...this.bounds, overflow: "error" });
-    const key = keyOf(toolContext.invocationContext);
+    const key = invocationKey(toolContext.invocationContext);
     for (const expected of reply.attached) {
       const part = await this.#readVerified(key, expected);
       llmRequest.contents.push({
@@ -169,14 +169,6 @@ function requestedNames(value: unknown): string[] {
     throw invalidArgument("artifact_names", "must be a list of artifact names");
   }
   return [...new Set(value as string[])];
-}
-
-function keyOf(invocationContext: InvocationContext): AdkSessionKey {
-  return {
-    appName: invocationContext.appName,
-    userId: invocationContext.userId,
-    sessionId: invocationContext.session.id,
-  };
 }
 
 function describe(name: string, meta: ArtifactMeta): ResolvedAttachment {

@@ -2,7 +2,7 @@ import type { ArtifactEffect } from "@artifact-kit/core";
 import { BasePlugin, type Context, type Event, type InvocationContext } from "@google/adk";
 import type { InvocationBinding } from "./binding.js";
 import { bindSessionService } from "./bound-service.js";
-import type { AdkSessionKey } from "./location.js";
+import { invocationKey } from "./location.js";
 import { toAdkVersion } from "./version.js";
 
 /** Key of `Event.customMetadata` under which a tool's artifact effects are recorded. */
@@ -27,11 +27,6 @@ const toolCallBindings = new WeakMap<Context, InvocationBinding>();
 /** The binding `ArtifactScopePlugin` made for this tool call, if it made one. */
 export function toolCallBinding(toolContext: Context): InvocationBinding | undefined {
   return toolCallBindings.get(toolContext);
-}
-
-function keyOf(invocationContext: InvocationContext): AdkSessionKey {
-  const { appName, userId, session } = invocationContext;
-  return { appName, userId, sessionId: session.id };
 }
 
 /** The same invocation context, but reading `artifactService` as given (writes go through). */
@@ -85,7 +80,7 @@ export class ArtifactScopePlugin extends BasePlugin {
     const { invocationId } = invocationContext;
     const functionCallId = toolContext.functionCallId;
     const binding: InvocationBinding = {
-      key: keyOf(invocationContext),
+      key: invocationKey(invocationContext),
       ...(functionCallId !== undefined && {
         recordEffect: (name: string, effect: ArtifactEffect) =>
           this.#record(invocationId, functionCallId, name, effect),
@@ -144,6 +139,6 @@ function bindInvocation(invocationContext: InvocationContext): void {
   if (current === undefined) return;
   (invocationContext as { artifactService: typeof current }).artifactService = bindSessionService(
     current,
-    { key: keyOf(invocationContext) },
+    { key: invocationKey(invocationContext) },
   );
 }
