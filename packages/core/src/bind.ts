@@ -69,7 +69,7 @@ export type EffectListener = (effect: ArtifactEffect) => void;
 /**
  * One scope and a declared set of operations over a service, for handing to an agent tool.
  * The service itself is unreachable from it; every reply is checked before it is returned.
- * Once revoked, every operation is denied and no read delivers data, even one in flight.
+ * Once revoked, every operation is denied and no read or listing answers, even one in flight.
  */
 export class BoundArtifacts {
   readonly #service: ArtifactService;
@@ -150,17 +150,16 @@ export class BoundArtifacts {
   async list(options?: ListNamesOptions): Promise<NamePage> {
     this.#require("list");
     const limit = options?.limit ?? this.#service.capabilities().pagination.maxPageLimit;
-    return checkNamePageReply(
-      await this.#service.listNames(this.scope, options),
-      this.scope,
-      limit,
-    );
+    const page = await this.#service.listNames(this.scope, options);
+    this.#requireLive("list");
+    return checkNamePageReply(page, this.scope, limit);
   }
 
   async listVersions(name: string, options?: ListVersionsOptions): Promise<VersionPage> {
     this.#require("listVersions");
     const limit = options?.limit ?? this.#service.capabilities().pagination.maxPageLimit;
     const page = await this.#service.listVersions(this.scope, name, options);
+    this.#requireLive("listVersions");
     return checkVersionPageReply(page, this.scope, name, limit);
   }
 
