@@ -6,6 +6,8 @@ export {
   type BindOptions,
   BoundArtifacts,
   bindArtifacts,
+  type EffectListener,
+  type GrantedArtifacts,
 } from "./bind.js";
 export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline } from "./deadline.js";
