@@ -79,6 +79,7 @@ import {
   removeIfPresent,
   removeQuietly,
   syncDirectory,
+  syncHandle,
 } from "./io.js";
 import {
   type NamePaths,
@@ -389,7 +390,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
             // The reservation is fsynced together with the staged files, before anything
             // is renamed into place: concurrent fsyncs share journal commits.
             await Promise.all([
-              reservation.sync(),
+              syncHandle(reservation),
               createDurably(metaStage, record, this.#config.fileMode),
             ]);
             return meta;
