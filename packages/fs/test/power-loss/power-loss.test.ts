@@ -6,7 +6,9 @@ import { runTrial, type TrialResult } from "./trial.js";
 // Power-loss trials: a writer puts, uploads and deletes through crashfs, the power is cut at
 // a random mutating operation, and the store reopened on what the disk kept must hold every
 // acknowledged put, whole (see trial.ts). Replay one trial with
-//   POWER_LOSS_MODE=subset POWER_LOSS_SEED=<seed> pnpm --filter @artifact-kit/fs run test:power-loss
+//   POWER_LOSS_MODE=subset POWER_LOSS_SEED=<seed> \
+//     node scripts/pnpm.mjs --filter @artifact-kit/fs run test:power-loss
+// and a whole run with POWER_LOSS_FIRST_SEED (printed with each mode's summary).
 
 const TRIALS = Number(process.env.POWER_LOSS_TRIALS ?? (process.env.CI === "true" ? 200 : 40));
 const REPLAY_SEED = process.env.POWER_LOSS_SEED;
@@ -28,9 +30,17 @@ async function runTrials(mode: CutMode, seeds: readonly number[]): Promise<Trial
   return results;
 }
 
+/**
+ * Subset-mode seeds that found missing fsyncs, kept as regressions: a delete of "all"
+ * (104551311) and of "latest" (104551340) left a published version without data; a put
+ * creating a name (104551341) left its slot without a directory.
+ */
+const FOUND_MISSING_FSYNCS = [104551311, 104551340, 104551341];
+
 function seedsFor(mode: CutMode): number[] {
   if (REPLAY_SEED !== undefined) return REPLAY_MODE === mode ? [Number(REPLAY_SEED)] : [];
-  return Array.from({ length: TRIALS }, (_, i) => FIRST_SEED + i);
+  const random = Array.from({ length: TRIALS }, (_, i) => FIRST_SEED + i);
+  return mode === "subset" ? [...FOUND_MISSING_FSYNCS, ...random] : random;
 }
 
 function summary(results: readonly TrialResult[]) {
@@ -67,14 +77,15 @@ describe.each(["drop", "subset"] as const)("power cuts, %s mode", (mode) => {
     `every acknowledged put survives ${seedsFor(mode).length} power cuts`,
     async () => {
       const results = await runTrials(mode, seedsFor(mode));
-      console.log(`power-loss ${mode} (seeds from ${seedsFor(mode)[0]}):`, summary(results));
+      console.log(`power-loss ${mode}, POWER_LOSS_FIRST_SEED=${FIRST_SEED}:`, summary(results));
       expect(failures(results)).toEqual([]);
       // The cuts must land inside puts, uploads and deletes, not only between steps.
       const inFlight = summary(results).inFlight;
       if (REPLAY_SEED === undefined) {
         expect(inFlight.put ?? 0).toBeGreaterThan(TRIALS / 10);
         expect(inFlight.upload ?? 0).toBeGreaterThan(TRIALS / 10);
-        expect((inFlight["delete:latest"] ?? 0) + (inFlight["delete:all"] ?? 0)).toBeGreaterThan(0);
+        const deletes = ["delete:latest", "delete:all", "delete:pick"].map((k) => inFlight[k] ?? 0);
+        expect(deletes.reduce((sum, n) => sum + n, 0)).toBeGreaterThan(TRIALS / 20);
       }
     },
   );

@@ -37,23 +37,29 @@ export async function runTrial(
   // a delete would seldom be hit).
   await crashfs.fresh();
   const counting = await open(root);
+  const violations: string[] = [];
   const boundaries = [(await crashfs.status()).ops];
-  await runWriter(counting, steps, new Model(), [], async () => {
+  const uncut = await runWriter(counting, steps, new Model(), violations, async () => {
     boundaries.push((await crashfs.status()).ops);
   });
   await counting.close();
+  if (uncut.inFlight) violations.push(`broken: the uncut run failed: ${String(uncut.error)}`);
   const cutAt = pickCut(boundaries, seededRandom(seed ^ 0x5eed));
 
   await crashfs.fresh();
-  const violations: string[] = [];
   const model = new Model();
   const writer = await open(root);
   await crashfs.arm(cutAt);
   const written = await runWriter(writer, steps, model, violations);
   await writer.close();
   const { cutOn } = await crashfs.status();
-  if (written.inFlight && (cutOn === "" || !isArtifactError(written.error))) {
-    violations.push(`broken: a step failed before the cut: ${String(written.error)}`);
+  // The cut is the only failure: the step it hits fails with unavailable (EIO).
+  const { error } = written;
+  if (
+    written.inFlight &&
+    (cutOn === "" || !isArtifactError(error) || error.code !== "unavailable")
+  ) {
+    violations.push(`broken: a step failed other than by the cut: ${String(error)}`);
   }
   const report = await crashfs.remount(mode, seed);
 
@@ -71,7 +77,7 @@ export async function runTrial(
     mode,
     seed,
     acknowledged: written.acknowledged,
-    inFlight: written.inFlight ? describe(written.inFlight) : "idle",
+    inFlight: written.inFlight ? stepKind(written.inFlight) : "idle",
     report,
     violations,
   };
@@ -92,7 +98,7 @@ function pickCut(boundaries: readonly number[], random: () => number): number {
   return start + 1 + Math.floor(random() * (end - start));
 }
 
-function describe(step: ResolvedStep): string {
+function stepKind(step: ResolvedStep): string {
   if (step.op === "put") return step.chunks ? "upload" : "put";
   return `delete:${step.selector}`;
 }
