@@ -84,6 +84,8 @@ describe.each(["drop", "subset"] as const)("power cuts, %s mode", (mode) => {
       if (REPLAY_SEED === undefined) {
         expect(inFlight.put ?? 0).toBeGreaterThan(TRIALS / 10);
         expect(inFlight.upload ?? 0).toBeGreaterThan(TRIALS / 10);
+        // Large uploads are rare by design (3% of uploads): not asserted per run, but
+        // counted in the summary as "upload:large".
         const deletes = ["delete:latest", "delete:all", "delete:pick"].map((k) => inFlight[k] ?? 0);
         expect(deletes.reduce((sum, n) => sum + n, 0)).toBeGreaterThan(TRIALS / 20);
       }

@@ -10,6 +10,10 @@ export const SCOPES: readonly Scope[] = [
 export const NAMES = ["a", "b/c", "é"] as const;
 const STEPS_PER_TRIAL = 6;
 const MAX_PUT_BYTES = 48 * 1024;
+const MiB = 1024 * 1024;
+/** Above the 8 MiB after which a streamed upload flushes in the background. */
+export const LARGE_UPLOAD_BYTES = 9 * MiB;
+const LARGE_UPLOAD_SHARE = 0.03;
 
 export type Step =
   | {
@@ -44,6 +48,7 @@ export function seededRandom(seed: number): () => number {
 
 export function writerScript(seed: number): Step[] {
   const random = seededRandom(seed);
+  const large = seededRandom(seed ^ 0x1a96e);
   const below = (n: number) => Math.floor(random() * n);
   const steps: Step[] = [];
   const putTo: { scope: number; name: string }[] = [];
@@ -66,6 +71,13 @@ export function writerScript(seed: number): Step[] {
           const chunk = Math.min(left, 1 + below(16 * 1024));
           step.chunks.push(chunk);
           left -= chunk;
+        }
+        // Now and then an upload long enough for the staging file's background fdatasync,
+        // drawn from a generator of its own so that the other steps stay as they were.
+        if (large() < LARGE_UPLOAD_SHARE) {
+          step.size = LARGE_UPLOAD_BYTES + Math.floor(large() * MiB);
+          step.chunks = [];
+          for (let left = step.size; left > 0; left -= MiB) step.chunks.push(Math.min(left, MiB));
         }
       }
       steps.push(step);

@@ -2,7 +2,15 @@ import { isArtifactError } from "@artifact-kit/core";
 import { FsArtifactService } from "../../src/index.js";
 import { walk } from "../processes.js";
 import type { CrashFs, CutMode, CutReport } from "./crashfs.js";
-import { NAMES, payload, SCOPES, type Step, seededRandom, writerScript } from "./script.js";
+import {
+  LARGE_UPLOAD_BYTES,
+  NAMES,
+  payload,
+  SCOPES,
+  type Step,
+  seededRandom,
+  writerScript,
+} from "./script.js";
 import { keyOf, Model, type ResolvedStep, runWriter } from "./writer.js";
 
 /** One power-loss trial: its seed, what happened, and every property it found broken. */
@@ -99,7 +107,10 @@ function pickCut(boundaries: readonly number[], random: () => number): number {
 }
 
 function stepKind(step: ResolvedStep): string {
-  if (step.op === "put") return step.chunks ? "upload" : "put";
+  if (step.op === "put") {
+    if (!step.chunks) return "put";
+    return step.size >= LARGE_UPLOAD_BYTES ? "upload:large" : "upload";
+  }
   return `delete:${step.selector}`;
 }
 
