@@ -10,6 +10,7 @@
 # version, into a cache folder (CRASHFS_CACHE, default ~/.cache/artifact-kit). Mounting uses
 # the mount syscall directly: it needs root and /dev/fuse (loaded with modprobe if missing).
 set -euo pipefail
+shopt -s inherit_errexit # a failed build inside $(install_binary) must stop the script
 
 readonly SOURCE="$(cd "$(dirname "$0")/../test/power-loss/crashfs" && pwd)"
 readonly CACHE="${CRASHFS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artifact-kit}"
@@ -35,9 +36,8 @@ install_binary() {
   printf 'export CRASHFS_BIN=%s\n' "$bin"
 }
 
-# Mounts an empty disk, writes and syncs through it, and unmounts: fails with the reason.
-check_mount() {
-  local bin="$1" mountpoint workdir answer
+# What mounting needs, checked before anything is built.
+check_can_mount() {
   if [[ "$(id -u)" != 0 ]]; then
     echo "crashfs: mounting needs root (the power-loss trials mount a FUSE filesystem)" >&2
     exit 1
@@ -47,6 +47,11 @@ check_mount() {
     echo "crashfs: /dev/fuse is missing and modprobe fuse did not provide it" >&2
     exit 1
   fi
+}
+
+# Mounts an empty disk and unmounts it: fails with the reason.
+check_mount() {
+  local bin="$1" mountpoint workdir answer
   mountpoint="$(mktemp -d)"
   workdir="$(mktemp -d -p /dev/shm)"
   answer="$(printf 'status\n' | "$bin" -mountpoint "$mountpoint" -workdir "$workdir" 2>&1 | tail -1)"
@@ -62,6 +67,7 @@ case "${1:-}" in
   --install) install_binary ;;
   --unmount) umount -l "${2:?usage: crashfs.sh --unmount DIR}" ;;
   "")
+    check_can_mount
     line="$(install_binary)"
     check_mount "${line#export CRASHFS_BIN=}"
     echo "$line"

@@ -79,9 +79,10 @@ describe.each(["drop", "subset"] as const)("power cuts, %s mode", (mode) => {
       const results = await runTrials(mode, seedsFor(mode));
       console.log(`power-loss ${mode}, POWER_LOSS_FIRST_SEED=${FIRST_SEED}:`, summary(results));
       expect(failures(results)).toEqual([]);
-      // The cuts must land inside puts, uploads and deletes, not only between steps.
+      // The cuts must land inside puts, uploads and deletes, not only between steps (checked
+      // on runs large enough for the shares to be stable).
       const inFlight = summary(results).inFlight;
-      if (REPLAY_SEED === undefined) {
+      if (REPLAY_SEED === undefined && TRIALS >= 20) {
         expect(inFlight.put ?? 0).toBeGreaterThan(TRIALS / 10);
         expect(inFlight.upload ?? 0).toBeGreaterThan(TRIALS / 10);
         // Large uploads are rare by design (3% of uploads): not asserted per run, but
