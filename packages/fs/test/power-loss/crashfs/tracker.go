@@ -19,12 +19,12 @@ type change struct {
 // the op is forgotten once it has none left. A rename across directories is one op with two
 // changes, replayed together or not at all.
 type pendingOp struct {
-	kind    string
 	changes []change
 }
 
 // tracker models the disk under the mount. Inodes are the backing filesystem's inode
-// numbers (the backing directory lives on tmpfs, which never reuses them; reuse is fatal).
+// numbers (the backing directory lives on tmpfs, which hands them out in increasing order
+// rather than reusing them; a reuse is fatal, never silently wrong).
 type tracker struct {
 	mu      sync.Mutex
 	root    uint64
@@ -94,22 +94,19 @@ func (t *tracker) created(dir uint64, name string, child uint64, isDir bool) {
 		fatalf("inode %d was reused by the backing filesystem: put the work directory on tmpfs", child)
 	}
 	t.isDir[child] = isDir
-	t.pending = append(t.pending, &pendingOp{kind: "create", changes: []change{{dir, name, child}}})
+	t.pending = append(t.pending, &pendingOp{changes: []change{{dir, name, child}}})
 }
 
 func (t *tracker) linked(dir uint64, name string, target uint64) {
-	t.pending = append(t.pending, &pendingOp{kind: "link", changes: []change{{dir, name, target}}})
+	t.pending = append(t.pending, &pendingOp{changes: []change{{dir, name, target}}})
 }
 
 func (t *tracker) removed(dir uint64, name string) {
-	t.pending = append(t.pending, &pendingOp{kind: "remove", changes: []change{{dir, name, 0}}})
+	t.pending = append(t.pending, &pendingOp{changes: []change{{dir, name, 0}}})
 }
 
 func (t *tracker) renamed(dir uint64, name string, newDir uint64, newName string, child uint64) {
-	t.pending = append(t.pending, &pendingOp{
-		kind:    "rename",
-		changes: []change{{dir, name, 0}, {newDir, newName, child}},
-	})
+	t.pending = append(t.pending, &pendingOp{changes: []change{{dir, name, 0}, {newDir, newName, child}}})
 }
 
 func (t *tracker) written(file uint64) { t.dirty[file] = true }
