@@ -12,6 +12,7 @@ interface Placement {
   bounds: PostgresArtifactServiceBounds;
 }
 const placements = new WeakMap<ArtifactService, Placement>();
+const poolsOf = new Map<string, pg.Pool[]>();
 
 async function open(
   schema: string,
@@ -21,6 +22,7 @@ async function open(
   const pool = newPool(2);
   const service = await PostgresArtifactService.open({ pool, schema, migrate, ...bounds });
   placements.set(service, { pool, schema, bounds });
+  poolsOf.set(schema, [...(poolsOf.get(schema) ?? []), pool]);
   return service;
 }
 
@@ -33,14 +35,16 @@ const placementOf = (service: ArtifactService): Placement => {
 const subject = (bounds: PostgresArtifactServiceBounds) => async () => {
   const schema = freshSchema();
   const service = await open(schema, bounds, true);
-  const pools = [placementOf(service).pool];
   return {
     service,
     cleanup: async () => {
       const cleaner = newPool(1);
       await cleaner.query(`DROP SCHEMA "${schema}" CASCADE`);
       await cleaner.end();
-      await Promise.all(pools.map((pool) => pool.end()));
+      // Reopening ends the old service's pool: only the last one is still open.
+      const open = (poolsOf.get(schema) ?? []).filter((pool) => !pool.ended);
+      await Promise.all(open.map((pool) => pool.end()));
+      poolsOf.delete(schema);
     },
   };
 };
@@ -51,8 +55,8 @@ describeArtifactService("postgres", {
     maxArtifactBytes: 64,
     maxPageLimit: 3,
     legacyListLimit: 5,
-    maxScopeBytes: 200,
-    maxTotalBytes: 400,
+    maxScopeBytes: 256,
+    maxTotalBytes: 512,
     maxScopeArtifacts: 12,
     maxTotalArtifacts: 30,
   }),
