@@ -1,4 +1,9 @@
-import { type ArtifactError, asArtifactError, type Deadline, unavailable } from "@artifact-kit/core";
+import {
+  type ArtifactError,
+  asArtifactError,
+  type Deadline,
+  unavailable,
+} from "@artifact-kit/core";
 import type { Pool, PoolClient, QueryResultRow } from "pg";
 
 // Every statement runs on a checked-out client whose backend is cancelled (pg_cancel_backend,
@@ -72,7 +77,10 @@ export class Database {
       return await Promise.race([this.#wrapConnect(connecting), aborted]);
     } catch (error) {
       // A connection that arrives after the request gave up goes straight back.
-      connecting.then((client) => client.release(), () => undefined);
+      connecting.then(
+        (client) => client.release(),
+        () => undefined,
+      );
       throw error;
     } finally {
       if (onAbort) signal.removeEventListener("abort", onAbort);

@@ -6,5 +6,5 @@ export {
   type PostgresArtifactServiceOptions,
 } from "./config.js";
 export { type MigrationReport, migrate } from "./migrate.js";
-export { type Migration, MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
+export { MIGRATIONS, type Migration, SCHEMA_VERSION } from "./migrations.js";
 export { PostgresArtifactService, type RepairOptions, type RepairReport } from "./service.js";

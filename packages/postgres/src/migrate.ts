@@ -15,7 +15,10 @@ export interface MigrationReport {
  * run from many hosts at once: one transaction under an advisory lock per schema applies the
  * missing migrations in order, or none.
  */
-export async function migrate(pool: Pool, schema: string = DEFAULT_SCHEMA): Promise<MigrationReport> {
+export async function migrate(
+  pool: Pool,
+  schema: string = DEFAULT_SCHEMA,
+): Promise<MigrationReport> {
   const quoted = quoteSchema(schema);
   const client = await connect(resolvePool(pool));
   try {

@@ -78,7 +78,18 @@ export function verifiedData(meta: ArtifactMeta, blocks: readonly Buffer[]): Uin
       version: meta.version,
     });
   }
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return ownBytes(data);
+}
+
+/**
+ * The bytes as a plain Uint8Array over memory of their own: a small Buffer from pg is a view
+ * of Node's shared allocation pool, whose other bytes are not the caller's to see.
+ */
+export function ownBytes(data: Buffer): Uint8Array {
+  if (data.byteOffset === 0 && data.buffer.byteLength === data.byteLength) {
+    return new Uint8Array(data.buffer, 0, data.byteLength);
+  }
+  return new Uint8Array(data);
 }
 
 /** A non-negative safe integer from an int8 column. */

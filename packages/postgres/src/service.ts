@@ -42,8 +42,8 @@ import {
   type UploadSink,
   unavailable,
   uploadSink,
-  validateOptionKeys,
   type VersionPage,
+  validateOptionKeys,
   verifiedSource,
 } from "@artifact-kit/core";
 import {
@@ -55,6 +55,7 @@ import {
 import { Database, type Failure, sqlState } from "./database.js";
 import { expectMigrated, migrate } from "./migrate.js";
 import {
+  ownBytes,
   type StoredVersion,
   storedInteger,
   toMeta,
@@ -120,8 +121,14 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
     this.#config = config;
     this.#database = new Database(config.pool);
     this.#sql = statements(quoteSchema(config.schema));
-    const { maxPageLimit, legacyListLimit, pool: _pool, schema: _schema, migrate: _m, ...bounds } =
-      config;
+    const {
+      maxPageLimit,
+      legacyListLimit,
+      pool: _pool,
+      schema: _schema,
+      migrate: _m,
+      ...bounds
+    } = config;
     this.#capabilities = defineCapabilities({
       durability: "durable",
       maxPageLimit,
@@ -456,14 +463,14 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
     meta: ArtifactMeta,
     contentId: string,
     index: number,
-  ): Promise<Buffer> {
+  ): Promise<Uint8Array> {
     const [row] = await this.#database.query<{ data: Buffer }>(
       request.deadline,
       "download",
       this.#sql.block,
       [contentId, index],
     );
-    if (row) return row.data;
+    if (row) return ownBytes(row.data);
     const live = await this.#database.query(request.deadline, "download", this.#sql.contentLive, [
       contentId,
     ]);

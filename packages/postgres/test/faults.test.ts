@@ -92,7 +92,9 @@ describe("a backend terminated mid-statement", () => {
     await service.put(scope, "put", data(10, 1));
     const release = await lockName("put");
     const put = failure(service.put(scope, "put", data(1_500_000, 2)));
-    await subject.pool.query("SELECT pg_terminate_backend($1)", [await blockedBackend("put_artifact")]);
+    await subject.pool.query("SELECT pg_terminate_backend($1)", [
+      await blockedBackend("put_artifact"),
+    ]);
     expect(await put).toBe("unavailable");
     await release();
     expect(await versionsOf("put")).toEqual([1]);

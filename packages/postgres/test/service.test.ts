@@ -25,7 +25,14 @@ describe("options and migrations", () => {
       PostgresArtifactService.open(options as Parameters<typeof PostgresArtifactService.open>[0]);
     expect(await codeOf(open({ pool, bogus: 1 }))).toBe("invalid_argument:postgresOptions.bogus");
     expect(await codeOf(open({ pool: {} }))).toBe("invalid_argument:pool");
-    for (const schema of ['a"; DROP SCHEMA public; --', "Upper", "1st", "pg_x", "", "a".repeat(64)]) {
+    for (const schema of [
+      'a"; DROP SCHEMA public; --',
+      "Upper",
+      "1st",
+      "pg_x",
+      "",
+      "a".repeat(64),
+    ]) {
       expect(await codeOf(open({ pool, schema }))).toBe("invalid_argument:schema");
     }
     expect(await codeOf(open({ pool, maxArtifactBytes: 0 }))).toBe(
@@ -42,7 +49,11 @@ describe("options and migrations", () => {
       const reports = await Promise.all([1, 2, 3].map(() => migrate(pool, schema)));
       expect(reports.filter((report) => report.from === 0)).toHaveLength(1);
       expect(reports.every((report) => report.to === SCHEMA_VERSION)).toBe(true);
-      expect(await migrate(pool, schema)).toEqual({ schema, from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+      expect(await migrate(pool, schema)).toEqual({
+        schema,
+        from: SCHEMA_VERSION,
+        to: SCHEMA_VERSION,
+      });
       const service = await PostgresArtifactService.open({ pool, schema });
       expect((await service.put({ kind: "app", app: "m" }, "n", bytes("x"))).version).toBe(1);
     } finally {
@@ -132,16 +143,20 @@ describe("idempotency keys", () => {
       await codeOf(subject.service.put(scope, "r", bytes("two"), { idempotencyKey: "k1" })),
     ).toBe("invalid_argument:idempotencyKey");
     // The same key under another name is another key.
-    expect((await subject.service.put(scope, "other", bytes("one"), { idempotencyKey: "k1" })).version).toBe(1);
+    expect(
+      (await subject.service.put(scope, "other", bytes("one"), { idempotencyKey: "k1" })).version,
+    ).toBe(1);
     const upload = await subject.service.openUpload(scope, "r", { idempotencyKey: "k1" });
     await upload.write(bytes("one"));
     expect(await upload.finish()).toEqual(first);
     await subject.service.delete(scope, "r", first.version);
-    expect(await codeOf(subject.service.put(scope, "r", bytes("one"), { idempotencyKey: "k1" }))).toBe(
-      "not_found",
-    );
+    expect(
+      await codeOf(subject.service.put(scope, "r", bytes("one"), { idempotencyKey: "k1" })),
+    ).toBe("not_found");
     expect((await subject.service.put(scope, "r", bytes("one"))).version).toBe(first.version + 1);
-    const staged = await subject.pool.query(`SELECT count(*)::int AS n FROM "${subject.schema}".uploads`);
+    const staged = await subject.pool.query(
+      `SELECT count(*)::int AS n FROM "${subject.schema}".uploads`,
+    );
     expect(staged.rows[0].n).toBe(0);
   });
 
@@ -149,7 +164,9 @@ describe("idempotency keys", () => {
     const puts = Array.from({ length: 12 }, (_, i) =>
       i % 3 === 0
         ? (async () => {
-            const upload = await subject.service.openUpload(scope, "same", { idempotencyKey: "once" });
+            const upload = await subject.service.openUpload(scope, "same", {
+              idempotencyKey: "once",
+            });
             await upload.write(bytes("payload"));
             return upload.finish();
           })()

@@ -1,10 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
-import {
-  PostgresArtifactService,
-  type PostgresArtifactServiceBounds,
-} from "../../src/index.js";
+import { PostgresArtifactService, type PostgresArtifactServiceBounds } from "../../src/index.js";
 
 export const databaseUrl = (): string => inject("databaseUrl");
 

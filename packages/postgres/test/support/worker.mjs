@@ -35,7 +35,9 @@ if (mode === "race") {
     const upload = await service.openUpload(scope, name);
     for (let written = 0; written < 2.5 * 1024 * 1024; written += chunk.byteLength) {
       chunk.fill((round + written) % 251);
-      await upload.write(chunk.subarray(0, Math.min(chunk.byteLength, 2.5 * 1024 * 1024 - written)));
+      await upload.write(
+        chunk.subarray(0, Math.min(chunk.byteLength, 2.5 * 1024 * 1024 - written)),
+      );
       if (!ready && written >= 1024 * 1024) {
         ready = true;
         process.stdout.write("ready\n");
