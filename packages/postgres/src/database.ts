@@ -5,6 +5,7 @@ import {
   unavailable,
 } from "@artifact-kit/core";
 import type { Pool, PoolClient, QueryResultRow } from "pg";
+import type { Statement } from "./statements.js";
 
 // Every statement runs on a checked-out client whose backend is cancelled (pg_cancel_backend,
 // from another connection of the pool) the moment the request's deadline passes or its signal
@@ -30,7 +31,7 @@ export class Database {
   async query<Row extends QueryResultRow>(
     deadline: Deadline,
     operation: string,
-    text: string,
+    statement: Statement,
     values: readonly unknown[],
     failure?: Failure,
   ): Promise<Row[]> {
@@ -44,15 +45,22 @@ export class Database {
     };
     signal?.addEventListener("abort", cancel, { once: true });
     let broken: unknown;
+    // A backend terminated while the client is checked out surfaces as the query's error;
+    // without a listener, the client's own 'error' event would crash the process.
+    const onClientError = (error: unknown) => {
+      broken = error;
+    };
+    client.on("error", onClientError);
     try {
       if (signal?.aborted) cancel();
-      const result = await client.query<Row>(text, values as unknown[]);
+      const result = await client.query<Row>({ ...statement, values: [...values] });
       return result.rows;
     } catch (error) {
       if (!isSqlError(error)) broken = error;
       throw this.#map(error, deadline, operation, cancelled, failure);
     } finally {
       signal?.removeEventListener("abort", cancel);
+      client.removeListener("error", onClientError);
       client.release(cancelled ? true : (broken as Error | undefined));
     }
   }

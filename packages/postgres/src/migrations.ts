@@ -17,16 +17,18 @@ CREATE TABLE ${s}.names (
   scope_key text COLLATE "C" NOT NULL,
   name text COLLATE "C" NOT NULL,
   high_water bigint NOT NULL DEFAULT 0,
-  live_count bigint NOT NULL DEFAULT 0 CHECK (live_count >= 0),
+  -- Whether a version is live. A put sets it to true, mostly unchanged, so the row update
+  -- stays a heap-only tuple update that touches no index.
+  live boolean NOT NULL DEFAULT false,
   UNIQUE (scope_key, name)
 );
 -- listNames walks this index from its cursor: O(page), in byte order (COLLATE "C", UTF8).
-CREATE INDEX names_live ON ${s}.names (scope_key, name) WHERE live_count > 0;
+CREATE INDEX names_live ON ${s}.names (scope_key, name) WHERE live;
 
 CREATE TABLE ${s}.versions (
   name_id bigint NOT NULL REFERENCES ${s}.names (id),
   version bigint NOT NULL,
-  content_id bigint NOT NULL UNIQUE,
+  content_id bigint NOT NULL,
   mime_type text NOT NULL,
   size bigint NOT NULL,
   sha256 text NOT NULL,
@@ -124,10 +126,15 @@ DECLARE
   v_artifacts bigint;
   v_created_at bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
 BEGIN
-  -- Creates or locks the name row: every publisher of this name queues here.
-  INSERT INTO ${s}.names AS n (scope_key, name) VALUES (p_scope_key, p_name)
-    ON CONFLICT (scope_key, name) DO UPDATE SET high_water = n.high_water
-    RETURNING n.id INTO v_name_id;
+  -- Locks (or creates) the name row: every publisher of this name queues here.
+  LOOP
+    SELECT n.id INTO v_name_id FROM ${s}.names n
+      WHERE n.scope_key = p_scope_key AND n.name = p_name FOR UPDATE;
+    EXIT WHEN FOUND;
+    INSERT INTO ${s}.names (scope_key, name) VALUES (p_scope_key, p_name)
+      ON CONFLICT (scope_key, name) DO NOTHING RETURNING id INTO v_name_id;
+    EXIT WHEN v_name_id IS NOT NULL;
+  END LOOP;
   IF p_key IS NOT NULL THEN
     SELECT k.version INTO v_bound FROM ${s}.idempotency_keys k
       WHERE k.name_id = v_name_id AND k.key = p_key;
@@ -160,7 +167,7 @@ BEGIN
   IF v_artifacts > p_max_total_artifacts THEN
     RAISE EXCEPTION 'maxTotalArtifacts' USING ERRCODE = 'AKQ01';
   END IF;
-  UPDATE ${s}.names n SET high_water = n.high_water + 1, live_count = n.live_count + 1
+  UPDATE ${s}.names n SET high_water = n.high_water + 1, live = true
     WHERE n.id = v_name_id RETURNING n.high_water INTO v_version;
   INSERT INTO ${s}.versions (name_id, version, content_id, mime_type, size, sha256,
       block_digests, created_at, metadata, idempotency_key)
@@ -246,7 +253,8 @@ BEGIN
     INTO v_count, v_bytes, v_contents FROM gone;
   IF v_count = 0 THEN RETURN 0; END IF;
   DELETE FROM ${s}.blocks b WHERE b.content_id = ANY (v_contents);
-  UPDATE ${s}.names n SET live_count = n.live_count - v_count WHERE n.id = v_name_id;
+  UPDATE ${s}.names n SET live = EXISTS (SELECT 1 FROM ${s}.versions v WHERE v.name_id = v_name_id)
+    WHERE n.id = v_name_id;
   UPDATE ${s}.scope_usage u SET bytes = u.bytes - v_bytes, artifacts = u.artifacts - v_count
     WHERE u.scope_key = p_scope_key;
   UPDATE ${s}.totals t SET bytes = t.bytes - v_bytes, artifacts = t.artifacts - v_count;

@@ -459,7 +459,7 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
 
   /** One stored block; a block gone because the version was deleted meanwhile is not_found. */
   async #readBlock(
-    request: { deadline: Deadline; name: string },
+    request: ParsedGet,
     meta: ArtifactMeta,
     contentId: string,
     index: number,
@@ -471,8 +471,10 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
       [contentId, index],
     );
     if (row) return ownBytes(row.data);
-    const live = await this.#database.query(request.deadline, "download", this.#sql.contentLive, [
-      contentId,
+    const live = await this.#database.query(request.deadline, "download", this.#sql.versionLive, [
+      scopeDigest(request.scope),
+      request.name,
+      meta.version,
     ]);
     if (live.length === 0) {
       throw notFound(`artifact "${request.name}" version ${meta.version} (deleted while read)`);

@@ -1,7 +1,29 @@
+import { sha256Hex } from "@artifact-kit/core";
 import { VERSION_COLUMNS } from "./rows.js";
 
-/** Every statement the service sends, for one quoted schema name; all parameterised. */
-export function statements(s: string) {
+/** A parameterised statement, prepared once per connection under its name. */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/**
+ * Every statement the service sends, for one quoted schema name. Each is a named prepared
+ * statement, so the server parses and plans it once per connection instead of once per call;
+ * the name carries a digest of the schema and text, so services of several schemas (or
+ * package versions) can share one pool.
+ */
+export function statements(s: string): Record<keyof ReturnType<typeof texts>, Statement> {
+  const all = texts(s);
+  return Object.fromEntries(
+    Object.entries(all).map(([key, text]) => [
+      key,
+      Object.freeze({ name: `ak_${key}_${sha256Hex(text).slice(0, 16)}`, text }),
+    ]),
+  ) as Record<keyof typeof all, Statement>;
+}
+
+function texts(s: string) {
   const version = `FROM ${s}.names n JOIN ${s}.versions v ON v.name_id = n.id
     WHERE n.scope_key = $1 AND n.name = $2`;
   const latest = `v.version = (SELECT max(w.version) FROM ${s}.versions w WHERE w.name_id = n.id)`;
@@ -23,15 +45,16 @@ export function statements(s: string) {
     headVersion: `SELECT ${VERSION_COLUMNS}, v.content_id, v.block_digests ${version}
       AND v.version = $3`,
     block: `SELECT b.data FROM ${s}.blocks b WHERE b.content_id = $1 AND b.block_index = $2`,
-    contentLive: `SELECT 1 FROM ${s}.versions v WHERE v.content_id = $1`,
+    versionLive: `SELECT 1 FROM ${s}.names n JOIN ${s}.versions v ON v.name_id = n.id
+      WHERE n.scope_key = $1 AND n.name = $2 AND v.version = $3`,
     listNamesFirst: `SELECT n.name FROM ${s}.names n
-      WHERE n.scope_key = $1 AND n.live_count > 0 ORDER BY n.name LIMIT $2`,
+      WHERE n.scope_key = $1 AND n.live ORDER BY n.name LIMIT $2`,
     listNamesAfter: `SELECT n.name FROM ${s}.names n
-      WHERE n.scope_key = $1 AND n.live_count > 0 AND n.name > $3 ORDER BY n.name LIMIT $2`,
+      WHERE n.scope_key = $1 AND n.live AND n.name > $3 ORDER BY n.name LIMIT $2`,
     listVersions: `SELECT ${VERSION_COLUMNS} ${version} AND v.version > $3
       ORDER BY v.version LIMIT $4`,
     list: `SELECT n.name, ${VERSION_COLUMNS} FROM ${s}.names n JOIN ${s}.versions v
-      ON v.name_id = n.id WHERE n.scope_key = $1 AND n.live_count > 0
+      ON v.name_id = n.id WHERE n.scope_key = $1 AND n.live
       ORDER BY n.name, v.version LIMIT $2`,
     openUpload: `INSERT INTO ${s}.uploads (content_id) VALUES (nextval('${s}.content_ids'))
       RETURNING content_id`,
