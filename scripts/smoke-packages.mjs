@@ -48,6 +48,14 @@ const VARIANTS = {
       skipLibCheck: true,
     },
   ],
+  postgres: [
+    {
+      label: "pg 8",
+      peers: { pg: "^8.0.0", "@types/pg": "^8.0.0" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
+    },
+  ],
   gcs: [
     {
       label: "storage 7.22",
