@@ -20,6 +20,12 @@ const LOCK_TIMEOUT = "55P03";
 
 export type Failure = (error: unknown) => ArtifactError | undefined;
 
+/**
+ * Stands in a statement's values for the milliseconds its deadline has left, filled in right
+ * before the statement is sent (after any wait for a connection): null for no deadline.
+ */
+export const REMAINING_MS: unique symbol = Symbol("remaining milliseconds");
+
 export class Database {
   readonly #pool: Pool;
 
@@ -36,8 +42,8 @@ export class Database {
     failure?: Failure,
   ): Promise<Row[]> {
     deadline.check();
-    const client = await this.#connect(deadline);
     const signal = deadline.toSignal();
+    const client = await this.#connect(deadline, signal);
     let cancelled = false;
     const cancel = () => {
       cancelled = true;
@@ -53,7 +59,10 @@ export class Database {
     client.on("error", onClientError);
     try {
       if (signal?.aborted) cancel();
-      const result = await client.query<Row>({ ...statement, values: [...values] });
+      deadline.check();
+      const remaining = remainingMs(deadline);
+      const filled = values.map((value) => (value === REMAINING_MS ? remaining : value));
+      const result = await client.query<Row>({ ...statement, values: filled });
       return result.rows;
     } catch (error) {
       if (!isSqlError(error)) broken = error;
@@ -65,14 +74,7 @@ export class Database {
     }
   }
 
-  /** `remaining` milliseconds for the store's functions: null for no deadline. */
-  static remainingMs(deadline: Deadline): number | null {
-    const remaining = deadline.remainingMs();
-    return remaining === undefined ? null : Math.max(0, Math.floor(remaining));
-  }
-
-  async #connect(deadline: Deadline): Promise<PoolClient> {
-    const signal = deadline.toSignal();
+  async #connect(deadline: Deadline, signal: AbortSignal | undefined): Promise<PoolClient> {
     const connecting = this.#pool.connect();
     if (!signal) return this.#wrapConnect(connecting);
     let onAbort: (() => void) | undefined;
@@ -126,6 +128,12 @@ export class Database {
     }
     return failure?.(error) ?? asArtifactError(error, operation);
   }
+}
+
+/** Whole milliseconds left (rounded down: the server must not outlast the client), or null. */
+function remainingMs(deadline: Deadline): number | null {
+  const remaining = deadline.remainingMs();
+  return remaining === undefined ? null : Math.max(0, Math.floor(remaining));
 }
 
 /** The SQLSTATE of an error the server sent, or undefined (a broken connection, ...). */

@@ -52,7 +52,7 @@ import {
   quoteSchema,
   resolvePostgresConfig,
 } from "./config.js";
-import { Database, type Failure, sqlState } from "./database.js";
+import { Database, type Failure, REMAINING_MS, sqlState } from "./database.js";
 import { expectMigrated, migrate } from "./migrate.js";
 import {
   ownBytes,
@@ -179,7 +179,7 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
         bytes,
         TRANSFER_BLOCK_BYTES,
         ...this.#publicationValues(request, digest),
-        Database.remainingMs(request.deadline),
+        REMAINING_MS,
       ],
       this.#failure,
     );
@@ -214,7 +214,7 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
             request.name,
             digest.size,
             ...this.#publicationValues(request, digest),
-            Database.remainingMs(deadline),
+            REMAINING_MS,
           ],
           this.#failure,
         );
@@ -304,7 +304,7 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
         request.name,
         numbered ? "version" : request.selector,
         numbered ? request.selector : null,
-        Database.remainingMs(request.deadline),
+        REMAINING_MS,
       ],
     );
     if (!row || storedInteger(row.deleted, "deleted count") === 0) {
