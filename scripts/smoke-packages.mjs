@@ -21,6 +21,8 @@ const root = resolve(import.meta.dirname, "..");
 const OLDEST_TYPESCRIPT = "5.4.5";
 /** @google-cloud/storage's own declarations use generic typed arrays, new in TypeScript 5.7. */
 const OLDEST_TYPESCRIPT_FOR_GCS = "5.7.3";
+/** pg's protocol declarations use the generic Buffer of @types/node, which needs TypeScript 5.7. */
+const OLDEST_TYPESCRIPT_FOR_PG = "5.7.3";
 const ALL_NODES = ["20", "22", "24"];
 /**
  * Peers a user installs beside a package, and the Node versions each set is proven on:
@@ -53,7 +55,7 @@ const VARIANTS = {
       label: "pg 8",
       peers: { pg: "^8.0.0", "@types/pg": "^8.0.0" },
       nodes: ALL_NODES,
-      oldestTypeScript: OLDEST_TYPESCRIPT,
+      oldestTypeScript: OLDEST_TYPESCRIPT_FOR_PG,
     },
   ],
   gcs: [
