@@ -342,7 +342,9 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
       this.#sql.listVersions,
       [scopeDigest(request.scope), request.name, request.cursor ?? 0, request.limit + 1],
     );
-    const items = rows.slice(0, request.limit).map((row) => toMeta(request.scope, name, row));
+    const items = rows
+      .slice(0, request.limit)
+      .map((row) => toMeta(request.scope, request.name, row));
     const last = items[items.length - 1];
     return rows.length > request.limit && last !== undefined
       ? { items, nextCursor: last.version }
@@ -424,7 +426,11 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
       ...row,
       idempotency_key: publication.idempotencyKey ?? null,
     });
-    if (row.outcome === "replayed") return replayIdempotentPut(meta, { ...publication, ...digest });
+    if (row.outcome === "replayed") {
+      // Compared as stored: metadata travels as JSON text, where -0 is 0.
+      const metadata = JSON.parse(JSON.stringify(publication.metadata));
+      return replayIdempotentPut(meta, { ...publication, metadata, ...digest });
+    }
     return meta;
   }
 

@@ -154,6 +154,16 @@ describe("idempotency keys", () => {
       await codeOf(subject.service.put(scope, "r", bytes("one"), { idempotencyKey: "k1" })),
     ).toBe("not_found");
     expect((await subject.service.put(scope, "r", bytes("one"))).version).toBe(first.version + 1);
+    // Metadata is compared as stored (JSON), so a retry carrying -0 matches the stored 0.
+    const signed = await subject.service.put(scope, "zero", bytes("z"), {
+      metadata: { x: -0 },
+      idempotencyKey: "z",
+    });
+    const retried = await subject.service.put(scope, "zero", bytes("z"), {
+      metadata: { x: -0 },
+      idempotencyKey: "z",
+    });
+    expect(retried.version).toBe(signed.version);
     const staged = await subject.pool.query(
       `SELECT count(*)::int AS n FROM "${subject.schema}".uploads`,
     );
