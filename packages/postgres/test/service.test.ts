@@ -188,3 +188,22 @@ describe("idempotency keys", () => {
     expect(page.items).toHaveLength(1);
   });
 });
+
+describe("repair", () => {
+  const scope: Scope = { kind: "app", app: "repair" };
+
+  test("removes only uploads past the lease; a repaired upload cannot publish", async () => {
+    const upload = await subject.service.openUpload(scope, "staged");
+    await upload.write(new Uint8Array(1_200_000));
+    expect(await subject.service.repair()).toEqual({ uploads: 0, blocks: 0 });
+    expect(await subject.service.repair({ olderThanMs: 0 })).toEqual({ uploads: 1, blocks: 1 });
+    expect(await codeOf(upload.finish())).toBe("unavailable");
+    expect(await allNames(subject.service, scope)).toEqual([]);
+    expect(await codeOf(subject.service.repair({ olderThanMs: -1 }))).toBe(
+      "invalid_argument:olderThanMs",
+    );
+    expect(await codeOf(subject.service.repair({ bogus: 1 } as never))).toBe(
+      "invalid_argument:repairOptions.bogus",
+    );
+  });
+});
