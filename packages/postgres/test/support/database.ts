@@ -34,24 +34,3 @@ export async function freshService(bounds: PostgresArtifactServiceBounds = {}): 
     },
   };
 }
-
-/** Flips the stored byte at `offset` of a published version, straight in the blocks table. */
-export async function flipStoredByte(
-  pool: pg.Pool,
-  schema: string,
-  scopeKey: string,
-  name: string,
-  version: number,
-  offset: number,
-): Promise<void> {
-  const block = Math.floor(offset / (1024 * 1024));
-  const at = offset % (1024 * 1024);
-  const result = await pool.query(
-    `UPDATE "${schema}".blocks b SET data = set_byte(b.data, $5, get_byte(b.data, $5) # 255)
-     FROM "${schema}".versions v JOIN "${schema}".names n ON n.id = v.name_id
-     WHERE n.scope_key = $1 AND n.name = $2 AND v.version = $3
-       AND b.content_id = v.content_id AND b.block_index = $4`,
-    [scopeKey, name, version, block, at],
-  );
-  if (result.rowCount !== 1) throw new Error("no stored block to corrupt");
-}
