@@ -111,6 +111,16 @@ describe("hostile input", () => {
     );
   });
 
+  test("the longest scope parts and near-limit metadata full of quotes and backslashes round-trip", async () => {
+    const part = `'"\\${"x".repeat(252)}`; // 256 bytes
+    const scope: Scope = { kind: "session", app: part, user: part, session: part };
+    const metadata = { text: `'"\\$$`.repeat(2_000), list: ["'", '"', "\\", "\u0000"] };
+    await subject.service.put(scope, "long", bytes("x"), { metadata });
+    const got = await subject.service.head(scope, "long");
+    expect(got.metadata).toEqual(metadata);
+    expect(got.scope).toEqual(scope);
+  });
+
   test("NUL and over-long input are invalid_argument and write nothing", async () => {
     const scope: Scope = { kind: "app", app: "nul" };
     expect(await codeOf(subject.service.put(scope, "a\0b", bytes("x")))).toBe(
