@@ -12,11 +12,11 @@ import {
 
 /** The columns of a version every read selects (int8 arrives as a string from pg). */
 export interface VersionRow {
-  version: string;
+  version: unknown;
   mime_type: string;
-  size: string;
+  size: unknown;
   sha256: string;
-  created_at: string;
+  created_at: unknown;
   metadata: string;
   idempotency_key: string | null;
 }
@@ -92,9 +92,12 @@ export function ownBytes(data: Buffer): Uint8Array {
   return new Uint8Array(data);
 }
 
-/** A non-negative safe integer from an int8 column. */
+/**
+ * A non-negative safe integer from an int8 column: a string by pg's default, or a number or
+ * bigint where the application installed its own int8 type parser on the shared pg types.
+ */
 export function storedInteger(value: unknown, field: string): number {
-  const number = typeof value === "string" ? Number(value) : value;
+  const number = typeof value === "string" || typeof value === "bigint" ? Number(value) : value;
   if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 0) {
     throw corruptArtifact(`a stored ${field} is not a non-negative safe integer`);
   }

@@ -189,14 +189,14 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
   async openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
     this.#ensureOpen();
     const request = parseUpload(scope, name, options, this.#config.maxArtifactBytes);
-    const [opened] = await this.#database.query<{ content_id: string }>(
+    const [opened] = await this.#database.query<{ content_id: unknown }>(
       request.deadline,
       "openUpload",
       this.#sql.openUpload,
       [],
     );
     if (!opened) throw unavailable("openUpload: the server returned no upload id");
-    const contentId = opened.content_id;
+    const contentId = String(opened.content_id);
     const staged = new StagedUpload({
       database: this.#database,
       sql: this.#sql,
@@ -295,7 +295,7 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
     this.#ensureOpen();
     const request = parseDelete(scope, name, selector, options);
     const numbered = typeof request.selector === "number";
-    const [row] = await this.#database.query<{ deleted: string }>(
+    const [row] = await this.#database.query<{ deleted: unknown }>(
       request.deadline,
       "delete",
       this.#sql.delete,
@@ -380,7 +380,7 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
     let uploads = 0;
     let blocks = 0;
     for (;;) {
-      const [row] = await this.#database.query<{ uploads: string; blocks: string }>(
+      const [row] = await this.#database.query<{ uploads: unknown; blocks: unknown }>(
         Deadline.none,
         "repair",
         this.#sql.repairBatch,
@@ -452,7 +452,7 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
 
   async #head(request: ParsedGet): Promise<{ stored: StoredVersion; contentId: string }> {
     const [row] = await this.#database.query<
-      VersionRow & { content_id: string; block_digests: unknown }
+      VersionRow & { content_id: unknown; block_digests: unknown }
     >(
       request.deadline,
       "head",
@@ -460,7 +460,10 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
       this.#versionKey(request),
     );
     if (!row) throw notFound(`artifact "${request.name}" version ${request.version}`);
-    return { stored: toStoredVersion(request.scope, request.name, row), contentId: row.content_id };
+    return {
+      stored: toStoredVersion(request.scope, request.name, row),
+      contentId: String(row.content_id),
+    };
   }
 
   /** One stored block; a block gone because the version was deleted meanwhile is not_found. */

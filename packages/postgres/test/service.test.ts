@@ -1,7 +1,8 @@
 import { type ArtifactError, allNames, type Scope } from "@artifact-kit/core";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { migrate, PostgresArtifactService, SCHEMA_VERSION } from "../src/index.js";
-import { freshSchema, freshService, newPool } from "./support/database.js";
+import { databaseUrl, freshSchema, freshService, newPool } from "./support/database.js";
 
 let subject: Awaited<ReturnType<typeof freshService>>;
 beforeAll(async () => {
@@ -196,6 +197,37 @@ describe("idempotency keys", () => {
     expect(new Set(metas.map((meta) => meta.version)).size).toBe(1);
     const page = await subject.service.listVersions(scope, "same");
     expect(page.items).toHaveLength(1);
+  });
+});
+
+describe("a pool with its own int8 parser", () => {
+  test("bigint (or number) int8 values read back as the same versions and sizes", async () => {
+    const pool = new pg.Pool({
+      connectionString: databaseUrl(),
+      max: 2,
+      types: {
+        getTypeParser: ((oid: number, format?: "text" | "binary") =>
+          oid === 20
+            ? BigInt
+            : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
+    try {
+      const service = await PostgresArtifactService.open({ pool, schema: subject.schema });
+      const scope: Scope = { kind: "app", app: "int8" };
+      const meta = await service.put(scope, "n", bytes("abc"));
+      expect(meta.version).toBe(1);
+      expect((await service.get(scope, "n")).size).toBe(3);
+      const upload = await service.openUpload(scope, "n");
+      await upload.write(bytes("def"));
+      expect((await upload.finish()).version).toBe(2);
+      const download = await service.openDownload(scope, "n", { range: { offset: 1, length: 1 } });
+      expect(await download.read()).toEqual(bytes("e"));
+      await service.delete(scope, "n", "all");
+      expect(await service.repair()).toEqual({ uploads: 0, blocks: 0 });
+    } finally {
+      await pool.end();
+    }
   });
 });
 
