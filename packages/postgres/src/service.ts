@@ -13,6 +13,7 @@ import {
   type DownloadSource,
   defineCapabilities,
   digestData,
+  digestDataInTurns,
   type GetOptions,
   idempotentVersionDeleted,
   invalidArgument,
@@ -163,12 +164,11 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
     const request = parsePut(scope, name, data, options);
     request.deadline.check();
     checkArtifactSize(request.data.byteLength, this.#config.maxArtifactBytes);
-    const digest = digestData(request.data);
-    const bytes = Buffer.from(
-      request.data.buffer,
-      request.data.byteOffset,
-      request.data.byteLength,
-    );
+    // A private copy: the caller may change its buffer while a connection is awaited, and
+    // what is sent must be what was hashed. Large data is hashed a block per turn.
+    const bytes = Buffer.from(request.data);
+    const digest =
+      bytes.byteLength > TRANSFER_BLOCK_BYTES ? await digestDataInTurns(bytes) : digestData(bytes);
     const rows = await this.#database.query<PublishedRow>(
       request.deadline,
       "put",
