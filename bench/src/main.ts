@@ -5,6 +5,7 @@ import { gcsSuite } from "./gcs/suite.js";
 import { describeMachine } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
 import { otelSuite } from "./otel/suite.js";
+import { postgresSuite } from "./postgres/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
 import { gcsScaleSuite } from "./scale/gcs.js";
@@ -15,6 +16,8 @@ import type { Suite } from "./suite.js";
 interface SuiteContext {
   /** fake-gcs-server's endpoint, from --gcs; the gcs suite is skipped without it. */
   readonly gcsEndpoint: string | undefined;
+  /** A PostgreSQL URL, from --postgres or DATABASE_URL; the postgres suite is skipped without it. */
+  readonly databaseUrl: string | undefined;
 }
 
 /** Each suite, or the reason it cannot run here. */
@@ -35,6 +38,10 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"
         : gcsScaleSuite(gcsEndpoint),
+    postgres: ({ databaseUrl }) =>
+      databaseUrl === undefined
+        ? "skipped (pass --postgres <url> or set DATABASE_URL)"
+        : postgresSuite(databaseUrl),
   };
 
 const { values, positionals } = parseArgs({
@@ -44,6 +51,7 @@ const { values, positionals } = parseArgs({
     "warmup-ms": { type: "string", default: "100" },
     rounds: { type: "string", default: "3" },
     gcs: { type: "string" },
+    postgres: { type: "string" },
   },
 });
 const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
@@ -58,7 +66,10 @@ console.log(describeMachine());
 for (const name of names) {
   const suite = SUITES[name];
   if (!suite) throw new Error(`unknown suite "${name}"; known: ${Object.keys(SUITES).join(", ")}`);
-  const opened = await suite({ gcsEndpoint: values.gcs });
+  const opened = await suite({
+    gcsEndpoint: values.gcs,
+    databaseUrl: values.postgres ?? process.env.DATABASE_URL,
+  });
   if (typeof opened === "string") {
     console.log(`\n## ${name}: ${opened}`);
     continue;
