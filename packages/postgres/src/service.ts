@@ -20,6 +20,7 @@ import {
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
+  namePageStart,
   notFound,
   type ParsedGet,
   type PutOptions,
@@ -31,6 +32,7 @@ import {
   parsePut,
   parseScopeRequest,
   parseUpload,
+  prefixUpperBound,
   quotaExceeded,
   type RequestOptions,
   replayIdempotentPut,
@@ -315,12 +317,28 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
   async listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
     this.#ensureOpen();
     const request = parseListNames(scope, options, this.#config.maxPageLimit);
-    const after = request.cursor !== undefined;
+    const start = namePageStart(request);
+    const upper = request.prefix === undefined ? undefined : prefixUpperBound(request.prefix);
+    const statement =
+      start === undefined
+        ? this.#sql.listNamesFirst
+        : upper === undefined
+          ? start.inclusive
+            ? this.#sql.listNamesFrom
+            : this.#sql.listNamesAfter
+          : start.inclusive
+            ? this.#sql.listNamesFromBelow
+            : this.#sql.listNamesAfterBelow;
     const rows = await this.#database.query<{ name: string }>(
       request.deadline,
       "listNames",
-      after ? this.#sql.listNamesAfter : this.#sql.listNamesFirst,
-      [scopeDigest(request.scope), request.limit + 1, ...(after ? [request.cursor] : [])],
+      statement,
+      [
+        scopeDigest(request.scope),
+        request.limit + 1,
+        ...(start === undefined ? [] : [start.from]),
+        ...(start === undefined || upper === undefined ? [] : [upper]),
+      ],
     );
     const items = rows.slice(0, request.limit).map((row) => row.name);
     const last = items[items.length - 1];

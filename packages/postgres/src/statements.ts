@@ -33,6 +33,9 @@ function texts(s: string) {
      LEFT JOIN ${s}.blocks b ON b.content_id = v.content_id
      ORDER BY b.block_index`;
   const published = "outcome, version, mime_type, size, sha256, created_at, metadata";
+  const names = (range: string) =>
+    `SELECT n.name FROM ${s}.names n WHERE n.scope_key = $1 AND n.live ${range}
+      ORDER BY n.name LIMIT $2`;
   const bounds = "$10, $11, $12, $13, $14";
   return {
     put: `SELECT ${published} FROM ${s}.put_artifact($1, $2, $3, $4, $5, $6, $7, $8, $9, ${bounds})`,
@@ -47,10 +50,13 @@ function texts(s: string) {
     block: `SELECT b.data FROM ${s}.blocks b WHERE b.content_id = $1 AND b.block_index = $2`,
     versionLive: `SELECT 1 FROM ${s}.names n JOIN ${s}.versions v ON v.name_id = n.id
       WHERE n.scope_key = $1 AND n.name = $2 AND v.version = $3`,
-    listNamesFirst: `SELECT n.name FROM ${s}.names n
-      WHERE n.scope_key = $1 AND n.live ORDER BY n.name LIMIT $2`,
-    listNamesAfter: `SELECT n.name FROM ${s}.names n
-      WHERE n.scope_key = $1 AND n.live AND n.name > $3 ORDER BY n.name LIMIT $2`,
+    // A page starts after the cursor or at a prefix, and a prefix's run ends below its upper
+    // bound: each bound is an index condition, so the scan reads only the page.
+    listNamesFirst: names(""),
+    listNamesAfter: names("AND n.name > $3"),
+    listNamesFrom: names("AND n.name >= $3"),
+    listNamesFromBelow: names("AND n.name >= $3 AND n.name < $4"),
+    listNamesAfterBelow: names("AND n.name > $3 AND n.name < $4"),
     listVersions: `SELECT ${VERSION_COLUMNS} ${version} AND v.version > $3
       ORDER BY v.version LIMIT $4`,
     list: `SELECT n.name, ${VERSION_COLUMNS} FROM ${s}.names n JOIN ${s}.versions v
