@@ -17,6 +17,16 @@ export {
 } from "./idempotency.js";
 export * from "./limits.js";
 export {
+  decodeBase32Hex,
+  encodeBase32Hex,
+  FULL_KEY_MAX_NAME_BYTES,
+  groupOfKey,
+  keyStartAfter,
+  type NameKey,
+  nameKey,
+  nameOfFullKey,
+} from "./name-key.js";
+export {
   compareNumbers,
   compareUtf8,
   indexAfter,
