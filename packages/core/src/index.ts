@@ -10,6 +10,7 @@ export {
 export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline } from "./deadline.js";
 export * from "./errors.js";
+export { HighWaterCache } from "./high-water.js";
 export {
   type IdempotentPayload,
   idempotentVersionDeleted,
@@ -44,6 +45,13 @@ export {
 export * from "./request.js";
 export * from "./run-store.js";
 export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./scope.js";
+export {
+  type ManifestExpectation,
+  metaOfManifest,
+  parseStoredManifest,
+  type StoredManifest,
+  storedManifestJson,
+} from "./stored-manifest.js";
 export * from "./transfer.js";
 export type * from "./types.js";
 export {
