@@ -10,9 +10,6 @@ export interface KeyBinding extends IdempotentPayload {
   readonly requestId: string;
 }
 
-/** User metadata of a published version written with a key: which binding it belongs to. */
-export const BINDING_METADATA = "ak-binding";
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 

@@ -80,7 +80,6 @@ export class BucketClient {
     key: string,
     body: Uint8Array,
     commit: boolean,
-    metadata?: Record<string, string>,
   ): Promise<CreateOutcome> {
     return this.#createOnly(deadline, `write ${key}`, commit, (abortSignal) =>
       this.#client.send(
@@ -90,7 +89,6 @@ export class BucketClient {
           Body: body,
           ContentType: "application/octet-stream",
           IfNoneMatch: "*",
-          ...(metadata ? { Metadata: metadata } : {}),
         }),
         withSignal(abortSignal),
       ),
@@ -195,18 +193,13 @@ export class BucketClient {
     }
   }
 
-  startMultipart(
-    deadline: Deadline,
-    key: string,
-    metadata?: Record<string, string>,
-  ): Promise<string> {
+  startMultipart(deadline: Deadline, key: string): Promise<string> {
     return this.#run(deadline, `start upload of ${key}`, true, async (abortSignal) => {
       const response = await this.#client.send(
         new CreateMultipartUploadCommand({
           Bucket: this.#bucket,
           Key: key,
           ContentType: "application/octet-stream",
-          ...(metadata ? { Metadata: metadata } : {}),
         }),
         withSignal(abortSignal),
       );

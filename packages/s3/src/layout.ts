@@ -18,8 +18,8 @@ function parsePadded(text: string): number | undefined {
  *
  *   <prefix>s/<sha256 of scope>/n/<name key>/<version, zero-padded>  published artifacts
  *   <prefix>s/<sha256 of scope>/a/<name key>/<MAX_SAFE - version>    allocations, permanent
+ *   <prefix>s/<sha256 of scope>/d/<name key>/<version, zero-padded>  deletion markers, permanent
  *   <prefix>s/<sha256 of scope>/k/<sha256 of name and key>           idempotency-key bindings
- *   <prefix>s/<sha256 of scope>/k/<sha256 of name and key>.deleted   ... whose version is gone
  *   <prefix>u/<random upload id>                                    streamed uploads staging
  *   <prefix>p/<random id>                                           `open`'s probe, removed
  *
@@ -65,18 +65,17 @@ export class ObjectLayout {
     return inverted === undefined ? undefined : Number.MAX_SAFE_INTEGER - inverted;
   }
 
-  /** Names the binding of one caller idempotency key under one name; NUL occurs in neither. */
-  bindingDigest(name: string, idempotencyKey: string): string {
-    return sha256Hex(`${name}\u0000${idempotencyKey}`);
+  /**
+   * Written create-only before a version is deleted: the one delete that creates it is the
+   * one that succeeds, and a retried idempotent put finds its version deleted, not absent.
+   */
+  deletionMarker(scope: Scope, key: string, version: number): string {
+    return `${this.#scopeRoot(scope)}d/${key}/${pad(version)}`;
   }
 
-  keyBinding(scope: Scope, bindingDigest: string): string {
-    return `${this.#scopeRoot(scope)}k/${bindingDigest}`;
-  }
-
-  /** Written before a keyed version is deleted, so a retry never publishes it again. */
-  keyTombstone(scope: Scope, bindingDigest: string): string {
-    return `${this.keyBinding(scope, bindingDigest)}.deleted`;
+  /** The binding of one caller idempotency key under one name; NUL occurs in neither. */
+  keyBinding(scope: Scope, name: string, idempotencyKey: string): string {
+    return `${this.#scopeRoot(scope)}k/${sha256Hex(`${name}\u0000${idempotencyKey}`)}`;
   }
 
   uploadsPrefix(): string {

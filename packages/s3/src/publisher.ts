@@ -14,7 +14,7 @@ import {
   unavailable,
 } from "@artifact-kit/core";
 import type { VersionAllocator } from "./allocator.js";
-import { BINDING_METADATA, decodeBinding, encodeBinding, type KeyBinding } from "./binding.js";
+import { decodeBinding, encodeBinding, type KeyBinding } from "./binding.js";
 import type { BucketClient, CreateOutcome } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";
 import { readPublishedManifest } from "./published.js";
@@ -30,11 +30,7 @@ export interface Publication extends ParsedContent {
  * Writes the version object create-only: the commit point. It calls `deadline.check()` right
  * before it, and leaves nothing visible when it fails.
  */
-export type WriteVersion = (
-  manifest: StoredManifest,
-  objectKey: string,
-  metadata: Record<string, string>,
-) => Promise<CreateOutcome>;
+export type WriteVersion = (manifest: StoredManifest, objectKey: string) => Promise<CreateOutcome>;
 
 /**
  * Turns a put into one new version: allocate, then publish create-only (2 requests). A put
@@ -64,10 +60,9 @@ export class Publisher {
       const version = await this.#allocator.allocate(scope, key, requestId, deadline);
       return this.#write(publication, digest, { version, requestId }, write);
     }
-    const bindingDigest = this.#layout.bindingDigest(publication.name, idempotencyKey);
-    const bindingKey = this.#layout.keyBinding(scope, bindingDigest);
+    const bindingKey = this.#layout.keyBinding(scope, publication.name, idempotencyKey);
     const found = await this.#readBinding(bindingKey, deadline);
-    if (found) return this.#resolve(publication, digest, bindingDigest, found, write);
+    if (found) return this.#resolve(publication, digest, found, write);
     const requestId = randomUUID();
     const version = await this.#allocator.allocate(scope, key, requestId, deadline);
     const binding: KeyBinding = { version, requestId, ...payloadOf(publication, digest) };
@@ -79,14 +74,13 @@ export class Publisher {
     );
     // Bound by this put (or by its own write, retried after a lost response): no one else
     // can have published or deleted the version yet, so it is written at once.
-    if (outcome === "created")
-      return this.#write(publication, digest, binding, write, bindingDigest);
+    if (outcome === "created") return this.#write(publication, digest, binding, write);
     const bound = await this.#readBinding(bindingKey, deadline);
     if (!bound) throw unavailable(`binding ${bindingKey} vanished after it was written`);
     if (bound.requestId === requestId) {
-      return this.#write(publication, digest, binding, write, bindingDigest);
+      return this.#write(publication, digest, binding, write);
     }
-    return this.#resolve(publication, digest, bindingDigest, bound, write);
+    return this.#resolve(publication, digest, bound, write);
   }
 
   /**
@@ -98,7 +92,6 @@ export class Publisher {
   async #resolve(
     publication: Publication,
     digest: DataDigest,
-    bindingDigest: string,
     bound: KeyBinding,
     write: WriteVersion,
   ): Promise<ArtifactMeta> {
@@ -106,8 +99,9 @@ export class Publisher {
     const payload = payloadOf(publication, digest);
     // Judged against the binding first: a different payload never reaches the bucket.
     replayIdempotentPut({ scope, name, createdAt: 0, ...bound }, payload);
-    const objectKey = this.#layout.versionObject(scope, nameKey(name).key, bound.version);
-    const tombstone = this.#layout.keyTombstone(scope, bindingDigest);
+    const { key } = nameKey(name);
+    const objectKey = this.#layout.versionObject(scope, key, bound.version);
+    const marker = this.#layout.deletionMarker(scope, key, bound.version);
     const stored = await readPublishedManifest(
       this.#client,
       this.#layout,
@@ -117,10 +111,10 @@ export class Publisher {
       name,
     );
     if (stored) return replayIdempotentPut(metaOfManifest(stored), payload);
-    if (await this.#client.head(deadline, tombstone)) idempotentVersionDeleted(bound.version);
-    const meta = await this.#write(publication, digest, bound, write, bindingDigest);
-    // A delete that ran between the check above and the write wrote the tombstone first.
-    if (await this.#client.head(deadline, tombstone)) {
+    if (await this.#client.head(deadline, marker)) idempotentVersionDeleted(bound.version);
+    const meta = await this.#write(publication, digest, bound, write);
+    // A delete that ran between the check above and the write wrote its marker first.
+    if (await this.#client.head(deadline, marker)) {
       await this.#client.delete(deadline, objectKey);
       idempotentVersionDeleted(bound.version);
     }
@@ -132,7 +126,6 @@ export class Publisher {
     digest: DataDigest,
     claim: { version: number; requestId: string },
     write: WriteVersion,
-    bindingDigest?: string,
   ): Promise<ArtifactMeta> {
     const { scope, name, mimeType, metadata, idempotencyKey, deadline } = publication;
     const manifest: StoredManifest = {
@@ -150,11 +143,7 @@ export class Publisher {
     };
     const objectKey = this.#layout.versionObject(scope, nameKey(name).key, claim.version);
     deadline.check();
-    const outcome = await write(
-      manifest,
-      objectKey,
-      bindingDigest === undefined ? {} : { [BINDING_METADATA]: bindingDigest },
-    );
+    const outcome = await write(manifest, objectKey);
     if (outcome === "created") return metaOfManifest(manifest);
     // 412: our own write, retried by the SDK after a lost response, or another put's.
     const stored = await readPublishedManifest(
@@ -167,7 +156,7 @@ export class Publisher {
     );
     if (stored?.requestId === claim.requestId) return metaOfManifest(stored);
     // Published in this binding's name by a retry, then deleted: the key stays spent.
-    if (!stored && bindingDigest !== undefined) idempotentVersionDeleted(claim.version);
+    if (!stored && idempotencyKey !== undefined) idempotentVersionDeleted(claim.version);
     // Allocation objects are create-only and permanent, so only this put may publish here.
     throw unavailable(`version ${claim.version} was published by another writer`);
   }

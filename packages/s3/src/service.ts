@@ -43,7 +43,6 @@ import {
   verifiedSource,
 } from "@artifact-kit/core";
 import { VersionAllocator } from "./allocator.js";
-import { BINDING_METADATA } from "./binding.js";
 import { BucketClient, type ListedObject, type ListRequest } from "./bucket-client.js";
 import {
   resolveS3Config,
@@ -130,13 +129,12 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     checkArtifactSize(request.data.byteLength, this.#config.maxArtifactBytes);
     // Copied first, so the caller changing its buffer cannot make the digest lie.
     const stored = new Uint8Array(request.data);
-    return this.#publisher.publish(request, digestData(stored), (manifest, objectKey, metadata) =>
+    return this.#publisher.publish(request, digestData(stored), (manifest, objectKey) =>
       this.#client.createOnly(
         request.deadline,
         objectKey,
         encodeArtifactObject(manifest, stored),
         true,
-        metadata,
       ),
     );
   }
@@ -234,9 +232,9 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
   }
 
   /**
-   * Deletes published objects; allocations stay, so versions are never reused. A version
-   * written with an idempotency key gets its binding's tombstone first, so a retry with that
-   * key reports it deleted instead of publishing it again.
+   * Deletes published objects; allocations stay, so versions are never reused. Each delete
+   * first creates the version's deletion marker, create-only: of concurrent deletes of one
+   * version exactly one succeeds, and a retried idempotent put sees the version deleted.
    */
   async delete(
     scope: Scope,
@@ -256,7 +254,9 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
         request.deadline,
       );
       const removed = await Promise.all(
-        targets.map((objectKey) => this.#deleteVersion(request.scope, objectKey, request.deadline)),
+        targets.map((objectKey) =>
+          this.#deleteVersion(request.scope, key, objectKey, request.deadline),
+        ),
       );
       if (removed.includes(true)) return;
       // Every target was deleted by someone else first: "latest" now means an older version.
@@ -382,6 +382,7 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     throw notFound(`artifact "${name}" version ${version}`);
   }
 
+  /** Versions to delete; a numbered one is checked first, so no marker names a missing one. */
   async #deleteTargets(
     scope: Scope,
     key: string,
@@ -396,28 +397,31 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
       );
       return objects.map((object) => object.key);
     }
-    const objectKey =
-      selector === "latest"
-        ? await this.#latestObject(scope, key, deadline)
-        : this.#layout.versionObject(scope, key, selector);
-    return objectKey === undefined ? [] : [objectKey];
+    if (selector === "latest") {
+      const objectKey = await this.#latestObject(scope, key, deadline);
+      return objectKey === undefined ? [] : [objectKey];
+    }
+    const objectKey = this.#layout.versionObject(scope, key, selector);
+    return (await this.#client.head(deadline, objectKey)) ? [objectKey] : [];
   }
 
-  /** Deletes one published object; false when it was already gone. */
-  async #deleteVersion(scope: Scope, objectKey: string, deadline: Deadline): Promise<boolean> {
-    const found = await this.#client.head(deadline, objectKey);
-    if (!found) return false;
-    const bindingDigest = found.metadata[BINDING_METADATA];
-    if (bindingDigest !== undefined) {
-      if (!/^[0-9a-f]{64}$/.test(bindingDigest)) {
-        throw corruptArtifact(`object ${objectKey} names a malformed binding`);
-      }
-      const tombstone = this.#layout.keyTombstone(scope, bindingDigest);
-      await this.#client.createOnly(deadline, tombstone, new Uint8Array(0), true);
-    }
+  /**
+   * Deletes one published object; false when another delete claimed it first. A marker left
+   * by a delete that died before its DeleteObject is finished here, but still counts as theirs.
+   */
+  async #deleteVersion(
+    scope: Scope,
+    key: string,
+    objectKey: string,
+    deadline: Deadline,
+  ): Promise<boolean> {
+    const version = this.#layout.versionOf(objectKey, this.#layout.versionsPrefix(scope, key));
+    if (version === undefined) throw corruptArtifact(`unexpected object ${objectKey}`);
+    const marker = this.#layout.deletionMarker(scope, key, version);
     deadline.check();
+    const outcome = await this.#client.createOnly(deadline, marker, new Uint8Array(0), true);
     await this.#client.delete(deadline, objectKey);
-    return true;
+    return outcome === "created";
   }
 
   /** Objects of a listing, page after page, until `atLeast` are read or none are left. */

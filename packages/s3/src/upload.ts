@@ -59,13 +59,12 @@ export class StagedUpload {
   async seal(commitCreateOnly: boolean): Promise<WriteVersion> {
     if (!this.#staging) {
       const data = this.#part.subarray(0, this.#filled);
-      return (manifest, objectKey, metadata) =>
+      return (manifest, objectKey) =>
         this.#client.createOnly(
           this.#deadline,
           objectKey,
           encodeArtifactObject(manifest, data),
           true,
-          metadata,
         );
     }
     if (this.#filled > 0) await this.#flushPart();
@@ -74,8 +73,8 @@ export class StagedUpload {
       commit: false,
     });
     this.#stagingCompleted = true;
-    return (manifest, objectKey, metadata) =>
-      this.#publishCopy(objectKey, encodeTrailer(manifest), metadata, commitCreateOnly);
+    return (manifest, objectKey) =>
+      this.#publishCopy(objectKey, encodeTrailer(manifest), commitCreateOnly);
   }
 
   /** Removes what was staged; never throws. */
@@ -104,13 +103,12 @@ export class StagedUpload {
   async #publishCopy(
     objectKey: string,
     trailer: Uint8Array,
-    metadata: Record<string, string>,
     createOnly: boolean,
   ): Promise<"created" | "exists"> {
     const deadline = this.#deadline;
     const upload: MultipartUpload = {
       key: objectKey,
-      uploadId: await this.#client.startMultipart(deadline, objectKey, metadata),
+      uploadId: await this.#client.startMultipart(deadline, objectKey),
     };
     let outcome: "created" | "exists" | undefined;
     try {
