@@ -51,5 +51,5 @@ describeArtifactService("s3 (moto)", {
     body[offset] = (body[offset] ?? 0) ^ 0xff;
     await raw.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
   },
-  numRuns: 20,
+  numRuns: 10,
 });
