@@ -6,12 +6,15 @@ import { describeMachine } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
+import { s3Suite } from "./s3/suite.js";
 import { shardedSuite } from "./sharded/suite.js";
 import type { Suite } from "./suite.js";
 
 interface SuiteContext {
   /** fake-gcs-server's endpoint, from --gcs; the gcs suite is skipped without it. */
   readonly gcsEndpoint: string | undefined;
+  /** An S3-compatible server's endpoint (moto), from --s3; the s3 suite is skipped without it. */
+  readonly s3Endpoint: string | undefined;
 }
 
 /** Each suite, or the reason it cannot run here. */
@@ -26,6 +29,8 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"
         : gcsSuite(gcsEndpoint),
+    s3: ({ s3Endpoint }) =>
+      s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3Suite(s3Endpoint),
   };
 
 const { values, positionals } = parseArgs({
@@ -35,6 +40,7 @@ const { values, positionals } = parseArgs({
     "warmup-ms": { type: "string", default: "100" },
     rounds: { type: "string", default: "3" },
     gcs: { type: "string" },
+    s3: { type: "string" },
   },
 });
 const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
@@ -49,7 +55,7 @@ console.log(describeMachine());
 for (const name of names) {
   const suite = SUITES[name];
   if (!suite) throw new Error(`unknown suite "${name}"; known: ${Object.keys(SUITES).join(", ")}`);
-  const opened = await suite({ gcsEndpoint: values.gcs });
+  const opened = await suite({ gcsEndpoint: values.gcs, s3Endpoint: values.s3 });
   if (typeof opened === "string") {
     console.log(`\n## ${name}: ${opened}`);
     continue;
