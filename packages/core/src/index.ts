@@ -6,6 +6,8 @@ export {
   type BindOptions,
   BoundArtifacts,
   bindArtifacts,
+  type EffectListener,
+  type GrantedArtifacts,
 } from "./bind.js";
 export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline } from "./deadline.js";
@@ -31,6 +33,9 @@ export {
   compareNumbers,
   compareUtf8,
   indexAfter,
+  indexFrom,
+  namePage,
+  namePageStart,
   type Page,
   pageAfter,
   resolvePageLimit,
@@ -55,11 +60,13 @@ export {
 export * from "./transfer.js";
 export type * from "./types.js";
 export {
+  decodeUtf8,
   utf8ByteLength,
   validateData,
   validateMetadata,
   validateMimeType,
   validateName,
+  validateNamePrefix,
   validateOptionKeys,
   validatePositiveInteger,
   validateScope,
