@@ -57,6 +57,20 @@ export class VersionAllocator {
     );
   }
 
+  /**
+   * The highest version this instance knows was allocated for a name: from its cache, else
+   * read from the bucket (one request) and remembered. Other instances may have gone higher
+   * since, so callers treat it as a place to start looking, never as the answer.
+   */
+  async highWaterHint(scope: Scope, key: string, deadline: Deadline): Promise<number> {
+    const cacheKey = `${scopeKey(scope)}\n${key}`;
+    const cached = this.#highWater.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const known = await this.#allocatedHighWater(scope, key, deadline);
+    this.#highWater.observe(cacheKey, known);
+    return known;
+  }
+
   forget(): void {
     this.#highWater.clear();
   }

@@ -43,13 +43,14 @@ import {
   verifiedSource,
 } from "@artifact-kit/core";
 import { VersionAllocator } from "./allocator.js";
-import { BucketClient, type ListedObject, type ListRequest } from "./bucket-client.js";
+import { BucketClient, type ListedObject } from "./bucket-client.js";
 import {
   resolveS3Config,
   S3_MAX_KEYS,
   type S3ArtifactServiceOptions,
   type S3Config,
 } from "./config.js";
+import { LatestLookup, listAll } from "./latest.js";
 import { ObjectLayout } from "./layout.js";
 import { listNamePage } from "./list-names.js";
 import { decodeArtifactObject, encodeArtifactObject } from "./manifest.js";
@@ -58,9 +59,6 @@ import { readPublishedManifest } from "./published.js";
 import { Publisher } from "./publisher.js";
 import { type RepairOptions, type RepairReport, repairPrefix } from "./repair.js";
 import { StagedUpload } from "./upload.js";
-
-/** How often `"latest"` is looked up again when that version is deleted under a reader. */
-const LATEST_LOOKUPS = 3;
 
 /**
  * Artifact service on one S3 bucket (or any server speaking S3 with create-only writes).
@@ -76,6 +74,7 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #layout: ObjectLayout;
   readonly #allocator: VersionAllocator;
   readonly #publisher: Publisher;
+  readonly #latest: LatestLookup;
   #closed = false;
 
   /**
@@ -100,6 +99,7 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     this.#layout = new ObjectLayout(this.#config.prefix);
     this.#allocator = new VersionAllocator(this.#client, this.#layout, maxPutAttempts);
     this.#publisher = new Publisher(this.#client, this.#layout, this.#allocator);
+    this.#latest = new LatestLookup(this.#client, this.#layout, this.#allocator);
     const { maxPageLimit, legacyListLimit, maxArtifactBytes, partBytes } = this.#config;
     this.#capabilities = defineCapabilities({
       durability: "durable",
@@ -204,7 +204,9 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parseGet(scope, name, options);
     request.deadline.check();
     const { key } = nameKey(request.name);
-    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+    // "latest" is looked up again for as long as the version found is deleted under this
+    // read: each miss means a delete went through, and not_found only when nothing is live.
+    for (;;) {
       const version =
         request.version === "latest"
           ? await this.#latestVersion(request.scope, key, request.deadline)
@@ -246,21 +248,23 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parseDelete(scope, name, selector, options);
     request.deadline.check();
     const { key } = nameKey(request.name);
-    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+    // Concurrent deletes of "latest" each take a different version: one that finds its target
+    // claimed by another looks again, and answers not_found only when nothing live is left.
+    for (;;) {
       const targets = await this.#deleteTargets(
         request.scope,
         key,
         request.selector,
         request.deadline,
       );
+      if (targets.length === 0) break;
       const removed = await Promise.all(
         targets.map((objectKey) =>
           this.#deleteVersion(request.scope, key, objectKey, request.deadline),
         ),
       );
       if (removed.includes(true)) return;
-      // Every target was deleted by someone else first: "latest" now means an older version.
-      if (request.selector !== "latest" || targets.length === 0) break;
+      if (request.selector !== "latest") break;
     }
     throw notFound(`artifact "${request.name}" (${request.selector})`);
   }
@@ -284,7 +288,8 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parseListVersions(scope, name, options, this.#config.maxPageLimit);
     request.deadline.check();
     const { key } = nameKey(request.name);
-    const objects = await this.#listObjects(
+    const objects = await listAll(
+      this.#client,
       request.deadline,
       {
         prefix: this.#layout.versionsPrefix(request.scope, key),
@@ -313,7 +318,8 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parseScopeRequest(scope, options);
     request.deadline.check();
     const limit = this.#config.legacyListLimit;
-    const objects = await this.#listObjects(
+    const objects = await listAll(
+      this.#client,
       request.deadline,
       {
         prefix: this.#layout.namesPrefix(request.scope),
@@ -345,20 +351,10 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
   }
 
   async #latestVersion(scope: Scope, key: string, deadline: Deadline): Promise<number | undefined> {
-    const object = await this.#latestObject(scope, key, deadline);
+    const object = await this.#latest.latestObject(scope, key, deadline);
     return object === undefined
       ? undefined
       : this.#layout.versionOf(object, this.#layout.versionsPrefix(scope, key));
-  }
-
-  /** The key of a name's last published object (S3 lists ascending only: every page is read). */
-  async #latestObject(scope: Scope, key: string, deadline: Deadline): Promise<string | undefined> {
-    const objects = await this.#listObjects(
-      deadline,
-      { prefix: this.#layout.versionsPrefix(scope, key), maxKeys: S3_MAX_KEYS },
-      Number.POSITIVE_INFINITY,
-    );
-    return objects[objects.length - 1]?.key;
   }
 
   async #findVersion(
@@ -368,10 +364,10 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     deadline: Deadline,
   ): Promise<{ objectKey: string; manifest: StoredManifest }> {
     const { key } = nameKey(name);
-    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+    for (;;) {
       const objectKey =
         version === "latest"
-          ? await this.#latestObject(scope, key, deadline)
+          ? await this.#latest.latestObject(scope, key, deadline)
           : this.#layout.versionObject(scope, key, version);
       if (objectKey === undefined) break;
       const manifest = await this.#readPublished(scope, objectKey, deadline, name);
@@ -390,7 +386,8 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     deadline: Deadline,
   ): Promise<string[]> {
     if (selector === "all") {
-      const objects = await this.#listObjects(
+      const objects = await listAll(
+        this.#client,
         deadline,
         { prefix: this.#layout.versionsPrefix(scope, key), maxKeys: S3_MAX_KEYS },
         Number.POSITIVE_INFINITY,
@@ -398,7 +395,7 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
       return objects.map((object) => object.key);
     }
     if (selector === "latest") {
-      const objectKey = await this.#latestObject(scope, key, deadline);
+      const objectKey = await this.#latest.latestObject(scope, key, deadline);
       return objectKey === undefined ? [] : [objectKey];
     }
     const objectKey = this.#layout.versionObject(scope, key, selector);
@@ -422,25 +419,6 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     const outcome = await this.#client.createOnly(deadline, marker, new Uint8Array(0), true);
     await this.#client.delete(deadline, objectKey);
     return outcome === "created";
-  }
-
-  /** Objects of a listing, page after page, until `atLeast` are read or none are left. */
-  async #listObjects(
-    deadline: Deadline,
-    request: ListRequest,
-    atLeast: number,
-  ): Promise<ListedObject[]> {
-    const objects: ListedObject[] = [];
-    let continuationToken: string | undefined;
-    do {
-      const page = await this.#client.list(deadline, {
-        ...request,
-        ...(continuationToken ? { continuationToken } : {}),
-      });
-      objects.push(...page.objects);
-      continuationToken = page.nextToken;
-    } while (continuationToken && objects.length < atLeast);
-    return objects;
   }
 
   /** The manifests of listed objects; one deleted meanwhile is left out. */

@@ -156,6 +156,22 @@ describe("names, requests and idempotency keys", () => {
     expect(proxy.seen.length - keyed).toBe(4);
   });
 
+  it("latest is found near the high-water mark: above a stale hint, below deleted top versions", async () => {
+    const other = new S3ArtifactService({ client: newClient(), bucket, prefix: "t" });
+    for (let i = 1; i <= 3; i++) await service.put(scope, "n", bytes(`${i}`));
+    for (let i = 4; i <= 20; i++) await other.put(scope, "n", bytes(`${i}`));
+    // This instance's mark is 3; the name went on to 20 on another.
+    expect((await service.head(scope, "n")).version).toBe(20);
+    for (let v = 20; v > 5; v--) await other.delete(scope, "n", v);
+    expect(new TextDecoder().decode((await service.get(scope, "n")).data)).toBe("5");
+    const before = proxy.seen.length;
+    await service.get(scope, "n");
+    // One listing from below the mark to the end of the name, and the read.
+    expect(proxy.seen.length - before).toBe(2);
+    await service.delete(scope, "n", "all");
+    expect((await failure(service.get(scope, "n"))).code).toBe("not_found");
+  });
+
   it("a retried key returns the bound version; another payload or a deleted version is refused", async () => {
     const first = await service.put(scope, "n", bytes("one"), {
       idempotencyKey: "op",
