@@ -10,6 +10,7 @@ import { type RunOptions, runSuite } from "./run-suite.js";
 import { s3Suite } from "./s3/suite.js";
 import { gcsScaleSuite } from "./scale/gcs.js";
 import { memoryScaleSuite } from "./scale/memory.js";
+import { s3ScaleSuite } from "./scale/s3.js";
 import { shardedSuite } from "./sharded/suite.js";
 import type { Suite } from "./suite.js";
 
@@ -38,6 +39,8 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"
         : gcsScaleSuite(gcsEndpoint),
+    "s3-scale": ({ s3Endpoint }) =>
+      s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3ScaleSuite(s3Endpoint),
     s3: ({ s3Endpoint }) =>
       s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3Suite(s3Endpoint),
   };
