@@ -77,6 +77,14 @@ const VARIANTS = {
       oldestTypeScript: OLDEST_TYPESCRIPT_FOR_GCS,
     },
   ],
+  s3: [
+    {
+      label: "@aws-sdk/client-s3 3",
+      peers: { "@aws-sdk/client-s3": "^3.700.0" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
+    },
+  ],
 };
 const DEFAULT_VARIANTS = [
   { label: "", peers: {}, nodes: ALL_NODES, oldestTypeScript: OLDEST_TYPESCRIPT },

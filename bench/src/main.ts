@@ -8,8 +8,10 @@ import { otelSuite } from "./otel/suite.js";
 import { postgresSuite } from "./postgres/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
+import { s3Suite } from "./s3/suite.js";
 import { gcsScaleSuite } from "./scale/gcs.js";
 import { memoryScaleSuite } from "./scale/memory.js";
+import { s3ScaleSuite } from "./scale/s3.js";
 import { shardedSuite } from "./sharded/suite.js";
 import type { Suite } from "./suite.js";
 
@@ -18,6 +20,8 @@ interface SuiteContext {
   readonly gcsEndpoint: string | undefined;
   /** A PostgreSQL URL, from --postgres or DATABASE_URL; the postgres suite is skipped without it. */
   readonly databaseUrl: string | undefined;
+  /** An S3-compatible server's endpoint (moto), from --s3; the s3 suite is skipped without it. */
+  readonly s3Endpoint: string | undefined;
 }
 
 /** Each suite, or the reason it cannot run here. */
@@ -42,6 +46,10 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
       databaseUrl === undefined
         ? "skipped (pass --postgres <url> or set DATABASE_URL)"
         : postgresSuite(databaseUrl),
+    "s3-scale": ({ s3Endpoint }) =>
+      s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3ScaleSuite(s3Endpoint),
+    s3: ({ s3Endpoint }) =>
+      s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3Suite(s3Endpoint),
   };
 
 const { values, positionals } = parseArgs({
@@ -52,6 +60,7 @@ const { values, positionals } = parseArgs({
     rounds: { type: "string", default: "3" },
     gcs: { type: "string" },
     postgres: { type: "string" },
+    s3: { type: "string" },
   },
 });
 const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
@@ -69,6 +78,7 @@ for (const name of names) {
   const opened = await suite({
     gcsEndpoint: values.gcs,
     databaseUrl: values.postgres ?? process.env.DATABASE_URL,
+    s3Endpoint: values.s3,
   });
   if (typeof opened === "string") {
     console.log(`\n## ${name}: ${opened}`);

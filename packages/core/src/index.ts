@@ -12,12 +12,23 @@ export {
 export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline } from "./deadline.js";
 export * from "./errors.js";
+export { HighWaterCache } from "./high-water.js";
 export {
   type IdempotentPayload,
   idempotentVersionDeleted,
   replayIdempotentPut,
 } from "./idempotency.js";
 export * from "./limits.js";
+export {
+  decodeBase32Hex,
+  encodeBase32Hex,
+  FULL_KEY_MAX_NAME_BYTES,
+  groupOfKey,
+  keyStartAfter,
+  type NameKey,
+  nameKey,
+  nameOfFullKey,
+} from "./name-key.js";
 export {
   compareNumbers,
   compareUtf8,
@@ -40,6 +51,13 @@ export {
 export * from "./request.js";
 export * from "./run-store.js";
 export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./scope.js";
+export {
+  type ManifestExpectation,
+  metaOfManifest,
+  parseStoredManifest,
+  type StoredManifest,
+  storedManifestJson,
+} from "./stored-manifest.js";
 export * from "./transfer.js";
 export type * from "./types.js";
 export {
