@@ -24,10 +24,15 @@ export {
   encodeBase32Hex,
   FULL_KEY_MAX_NAME_BYTES,
   groupOfKey,
+  type KeyListingPage,
+  type KeyListingRequest,
+  keyPrefixOf,
   keyStartAfter,
+  keyStartFrom,
   type NameKey,
   nameKey,
   nameOfFullKey,
+  namePageOfKeys,
 } from "./name-key.js";
 export {
   compareNumbers,

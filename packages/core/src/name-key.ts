@@ -1,4 +1,8 @@
+import { corruptArtifact } from "./errors.js";
+import { compareUtf8, namePageStart } from "./order.js";
 import { sha256Hex } from "./scope.js";
+import type { NamePage, Scope } from "./types.js";
+import { decodeUtf8 } from "./validate.js";
 
 // Order-preserving object-name keys for artifact names, for adapters on object stores that
 // list keys in byte order (GCS, S3): one listing request per page of names.
@@ -68,7 +72,6 @@ export interface NameKey {
 }
 
 const encoder = new TextEncoder();
-const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 
 export function nameKey(name: string): NameKey {
   const bytes = encoder.encode(name);
@@ -90,7 +93,7 @@ export function nameOfFullKey(key: string): string | undefined {
   const bytes = decodeBase32Hex(key);
   if (!bytes || bytes.byteLength > FULL_KEY_MAX_NAME_BYTES) return undefined;
   try {
-    return strictDecoder.decode(bytes);
+    return decodeUtf8(bytes);
   } catch {
     return undefined;
   }
@@ -104,4 +107,110 @@ export function nameOfFullKey(key: string): string | undefined {
 export function keyStartAfter(cursor: string): string {
   const { key, group } = nameKey(cursor);
   return key === group ? `${key}0` : group;
+}
+
+/**
+ * The lowest key segment that can hold `name` or a name after it: its own key (a truncated
+ * key's whole group, which is ordered client-side).
+ */
+export function keyStartFrom(name: string): string {
+  return nameKey(name).group;
+}
+
+/**
+ * What the key of every name starting with `prefix` starts with: base32hex encodes 5 bytes
+ * as 8 characters, so only the whole 5-byte groups of the prefix (at most the bytes a full
+ * key holds) fix the key's leading characters.
+ */
+export function keyPrefixOf(prefix: string): string {
+  const bytes = encoder.encode(prefix);
+  const whole = Math.min(bytes.byteLength - (bytes.byteLength % 5), FULL_KEY_MAX_NAME_BYTES);
+  return encodeBase32Hex(bytes.subarray(0, whole));
+}
+
+/** One listing request of an object store, over name keys: the keys from `from` on. */
+export interface KeyListingRequest {
+  /** Only keys that start with this (the whole 5-byte groups of a name prefix), or "". */
+  readonly keyPrefix: string;
+  /**
+   * The first key the listing may return: for GCS `startOffset`, for S3 `StartAfter` (a key
+   * segment is never itself an object name, so the two mean the same here); or undefined.
+   */
+  readonly from: string | undefined;
+  /** How many keys are wanted; the store may return fewer per request. */
+  readonly wanted: number;
+  readonly pageToken: string | undefined;
+}
+
+/** One page of distinct name keys, in key order, and the store's token for the next. */
+export interface KeyListingPage {
+  readonly keys: readonly string[];
+  readonly pageToken?: string;
+}
+
+/**
+ * One page of names of an object store with order-preserving name keys (GCS, S3): a
+ * delimiter listing of the keys from the page's start (after the cursor, or at the prefix's
+ * key), read past the page by one group so that truncated-key groups, ordered client-side,
+ * are read whole; the run of names with a prefix ends at the first full key past it without
+ * it. One listing request per page in the usual case.
+ */
+export async function namePageOfKeys(
+  request: {
+    scope: Scope;
+    limit: number;
+    cursor: string | undefined;
+    prefix: string | undefined;
+  },
+  list: (listing: KeyListingRequest) => Promise<KeyListingPage>,
+  nameOfTruncatedKey: (key: string) => Promise<string | undefined>,
+): Promise<NamePage> {
+  const start = namePageStart(request);
+  const from =
+    start === undefined
+      ? undefined
+      : start.inclusive
+        ? keyStartFrom(start.from)
+        : keyStartAfter(start.from);
+  const keyPrefix = request.prefix === undefined ? "" : keyPrefixOf(request.prefix);
+  const wanted = request.limit + 1;
+  const names: string[] = [];
+  let lastGroup: string | undefined;
+  let pageToken: string | undefined;
+  let filled = false;
+  do {
+    const page = await list({ keyPrefix, from, wanted, pageToken });
+    for (const key of page.keys) {
+      const group = groupOfKey(key);
+      if (names.length >= wanted && group !== lastGroup) {
+        filled = true;
+        break;
+      }
+      lastGroup = group;
+      const name = group === key ? fullKeyName(key) : await nameOfTruncatedKey(key);
+      if (name === undefined) continue;
+      if (request.cursor !== undefined && compareUtf8(name, request.cursor) <= 0) continue;
+      if (request.prefix !== undefined && !name.startsWith(request.prefix)) {
+        if (group === key && compareUtf8(name, request.prefix) > 0) {
+          filled = true;
+          break;
+        }
+        continue;
+      }
+      names.push(name);
+    }
+    pageToken = page.pageToken;
+  } while (!filled && pageToken);
+  names.sort(compareUtf8);
+  const items = names.slice(0, request.limit);
+  const last = items[items.length - 1];
+  return names.length > items.length && last !== undefined
+    ? { scope: request.scope, items, nextCursor: last }
+    : { scope: request.scope, items };
+}
+
+function fullKeyName(key: string): string {
+  const name = nameOfFullKey(key);
+  if (name === undefined) throw corruptArtifact(`unexpected name key ${key}`);
+  return name;
 }

@@ -4,6 +4,7 @@ import {
   type DataDigest,
   type Deadline,
   idempotentVersionDeleted,
+  nameKey,
   newVersionRecord,
   type ParsedPut,
   type ParsedUpload,
@@ -15,7 +16,7 @@ import type { BucketClient } from "./bucket-client.js";
 import type { IdempotencyKeys, KeyBinding } from "./keys.js";
 import type { ObjectLayout } from "./layout.js";
 import { type Manifest, metaOf } from "./manifest.js";
-import { nameKey } from "./name-key.js";
+
 import { readPublishedManifest } from "./published.js";
 import { REQUEST_ID_KEY } from "./request-id.js";
 

@@ -14,13 +14,12 @@ import {
   defineCapabilities,
   digestData,
   type GetOptions,
-  groupOfKey,
   type ListNamesOptions,
   type ListVersionsOptions,
   metaOfManifest,
   type NamePage,
   nameKey,
-  nameOfFullKey,
+  namePageOfKeys,
   notFound,
   type PutOptions,
   parseDelete,
@@ -52,7 +51,6 @@ import {
 } from "./config.js";
 import { LatestLookup, listAll } from "./latest.js";
 import { ObjectLayout } from "./layout.js";
-import { listNamePage } from "./list-names.js";
 import { decodeArtifactObject, encodeArtifactObject } from "./manifest.js";
 import { probeConditionalWrites } from "./probe.js";
 import { readPublishedManifest } from "./published.js";
@@ -274,8 +272,23 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
     this.#ensureOpen();
     const request = parseListNames(scope, options, this.#config.maxPageLimit);
     request.deadline.check();
-    return listNamePage(this.#client, this.#layout.namesPrefix(request.scope), request, (key) =>
-      this.#nameOfKey(request.scope, key, request.deadline),
+    const namesPrefix = this.#layout.namesPrefix(request.scope);
+    return namePageOfKeys(
+      request,
+      async ({ keyPrefix, from, wanted, pageToken }) => {
+        const page = await this.#client.list(request.deadline, {
+          prefix: namesPrefix + keyPrefix,
+          delimiter: "/",
+          maxKeys: Math.min(wanted, S3_MAX_KEYS),
+          ...(from === undefined ? {} : { startAfter: namesPrefix + from }),
+          ...(pageToken ? { continuationToken: pageToken } : {}),
+        });
+        return {
+          keys: page.prefixes.map((prefix) => prefix.slice(namesPrefix.length, -1)),
+          ...(page.nextToken ? { pageToken: page.nextToken } : {}),
+        };
+      },
+      (key) => this.#truncatedKeyName(request.scope, key, request.deadline),
     );
   }
 
@@ -435,12 +448,12 @@ export class S3ArtifactService implements ArtifactService, ArtifactTransfer {
   }
 
   /** The name behind a key: decoded when full, read from a manifest when truncated. */
-  async #nameOfKey(scope: Scope, key: string, deadline: Deadline): Promise<string | undefined> {
-    if (groupOfKey(key) === key) {
-      const name = nameOfFullKey(key);
-      if (name === undefined) throw corruptArtifact(`unexpected name key ${key}`);
-      return name;
-    }
+  /** The name behind a truncated key, read from one of its manifests. */
+  async #truncatedKeyName(
+    scope: Scope,
+    key: string,
+    deadline: Deadline,
+  ): Promise<string | undefined> {
     const page = await this.#client.list(deadline, {
       prefix: this.#layout.versionsPrefix(scope, key),
       maxKeys: 1,
