@@ -286,7 +286,11 @@ function installLineDependencies(manifest, install) {
  * run on this machine's Node.
  */
 function checkReadmeSnippets({ dir, manifest }) {
-  const readme = readFileSync(join(root, "packages", dir, "README.md"), "utf8");
+  const readmePath = join(root, "packages", dir, "README.md");
+  if (!step(`${manifest.name} has a README`, () => readFileSync(readmePath, "utf8") && "")) {
+    return;
+  }
+  const readme = readFileSync(readmePath, "utf8");
   const groups = new Map();
   for (const snippet of readmeSnippets(readme)) {
     const key = JSON.stringify(snippet.install ?? null);
@@ -346,8 +350,11 @@ function checkReadmeSnippets({ dir, manifest }) {
       );
     if (!ready) continue;
     for (const snippet of snippets.filter((candidate) => candidate.run)) {
+      // Each in an empty working directory of its own: no snippet leans on files another made.
+      const cwd = join(project, `run-${snippet.index}`);
+      mkdirSync(cwd);
       step(`run snippet ${snippet.index}`, () =>
-        run("node", [`dist/readme-${snippet.index}.js`], project),
+        run("node", [join(project, "dist", `readme-${snippet.index}.js`)], cwd),
       );
     }
   }
