@@ -4,8 +4,11 @@ import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { gcsSuite } from "./gcs/suite.js";
 import { describeMachine } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
+import { otelSuite } from "./otel/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
+import { gcsScaleSuite } from "./scale/gcs.js";
+import { memoryScaleSuite } from "./scale/memory.js";
 import { shardedSuite } from "./sharded/suite.js";
 import type { Suite } from "./suite.js";
 
@@ -18,14 +21,20 @@ interface SuiteContext {
 const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise<Suite> | string>> =
   {
     memory: memorySuite,
+    "memory-scale": memoryScaleSuite,
     fs: fsSuite,
     "fs-scopes": fsScopesSuite,
     "run-store": runStoreSuite,
     sharded: shardedSuite,
+    otel: otelSuite,
     gcs: ({ gcsEndpoint }) =>
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"
         : gcsSuite(gcsEndpoint),
+    "gcs-scale": ({ gcsEndpoint }) =>
+      gcsEndpoint === undefined
+        ? "skipped (pass --gcs <emulator endpoint>)"
+        : gcsScaleSuite(gcsEndpoint),
   };
 
 const { values, positionals } = parseArgs({
