@@ -74,11 +74,12 @@ describe("put checks the size against the store's bound before streaming", () =>
         ["put", "big", file, "--max-artifact-bytes", "1000000", ...scope],
         { cwd },
       );
-      // detail.size comes from the CLI's own check on stat, made before any byte moved.
+      // The whole size is known only from stat: the CLI refused before any byte moved.
       expect(lowered).toMatchObject({
         code: 4,
-        body: { error: { code: "artifact_too_large", detail: { size: 5 * 1024 * 1024 } } },
+        body: { error: { code: "artifact_too_large", detail: { bound: 1_000_000 } } },
       });
+      expect(JSON.stringify(lowered.body)).toContain(`${5 * 1024 * 1024} bytes`);
       expect((await cliJson(["stats", ...scope], { cwd })).body).toMatchObject({ versions: 0 });
 
       // Raised: the same file under a bound from the URI above its size.
