@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Scope } from "@artifact-kit/core";
+import type { ArtifactService, Scope } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { fsShards, memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
 import type { HistogramMetricData, MetricData } from "@opentelemetry/sdk-metrics";
@@ -12,6 +12,7 @@ import {
   METRIC_ERRORS,
   METRIC_OPERATION_DURATION,
   METRIC_QUOTA_LIMIT,
+  METRIC_QUOTA_USAGE,
   METRIC_ROUTER_ACTIVE_SCOPES,
   METRIC_ROUTER_ACTIVE_SCOPES_LIMIT,
   METRIC_ROUTER_EVICTIONS,
@@ -175,10 +176,48 @@ describe("observable gauges", () => {
     await service.close();
   });
 
-  it("reports no router gauges for a service without status()", async () => {
+  it("reports the usage a service's status() gives against its bounds, and no router gauges", async () => {
     harness = new TelemetryHarness();
-    const service = withTelemetry(new MemoryArtifactService(), harness.providers);
-    expect(await harness.points(METRIC_ROUTER_ACTIVE_SCOPES)).toEqual([]);
+    const service = withTelemetry(new MemoryArtifactService(), {
+      ...harness.providers,
+      adapter: "memory",
+    });
+    await service.put(scope, "a", bytes(300));
+    await service.put({ ...scope, user: "bob" }, "a", bytes(200));
+    const all = await harness.metrics();
+    const usage = all.find((metric) => metric.descriptor.name === METRIC_QUOTA_USAGE);
+    const byBound = Object.fromEntries(
+      (usage?.dataPoints ?? []).map((point) => [
+        point.attributes["artifact.quota.bound"],
+        point.value,
+      ]),
+    );
+    expect(byBound).toEqual({ maxTotalBytes: 500, maxTotalArtifacts: 2 });
+    expect(service.status()).toMatchObject({ quotaUsage: byBound });
+    expect(all.some((metric) => metric.descriptor.name.startsWith("artifact.router."))).toBe(false);
+    await service.close();
+  });
+
+  it("reports bounds only for a service without status()", async () => {
+    harness = new TelemetryHarness();
+    const inner = new MemoryArtifactService();
+    // The same adapter seen only through the ArtifactService methods: no status().
+    const withoutStatus: ArtifactService = {
+      capabilities: () => inner.capabilities(),
+      put: (...args) => inner.put(...args),
+      get: (...args) => inner.get(...args),
+      head: (...args) => inner.head(...args),
+      delete: (...args) => inner.delete(...args),
+      listNames: (...args) => inner.listNames(...args),
+      listVersions: (...args) => inner.listVersions(...args),
+      list: (...args) => inner.list(...args),
+      close: () => inner.close(),
+    };
+    const service = withTelemetry(withoutStatus, harness.providers);
+    await service.put(scope, "a", bytes(3));
+    const names = (await harness.metrics()).map((metric) => metric.descriptor.name);
+    expect(names).toContain(METRIC_QUOTA_LIMIT);
+    expect(names).not.toContain(METRIC_QUOTA_USAGE);
     expect("status" in service).toBe(false);
     await service.close();
   });
