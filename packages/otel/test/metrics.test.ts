@@ -169,10 +169,10 @@ describe("observable gauges", () => {
     for (const user of ["a", "b", "c"]) await service.put({ ...scope, user }, "x", bytes(1));
     expect(router.status().evictions).toBe(2);
     const all = await harness.metrics();
-    const valueOf = (name: string) =>
+    const pointValues = (name: string) =>
       all.find((metric) => metric.descriptor.name === name)?.dataPoints.map((point) => point.value);
-    expect(valueOf(METRIC_ROUTER_EVICTIONS)).toEqual([2]);
-    expect(valueOf(METRIC_ROUTER_ACTIVE_SCOPES)).toEqual([1]);
+    expect(pointValues(METRIC_ROUTER_EVICTIONS)).toEqual([2]);
+    expect(pointValues(METRIC_ROUTER_ACTIVE_SCOPES)).toEqual([1]);
     await service.close();
   });
 
