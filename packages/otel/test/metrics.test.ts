@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ArtifactService, Scope } from "@artifact-kit/core";
+import type { Scope } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { fsShards, memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
 import type { HistogramMetricData, MetricData } from "@opentelemetry/sdk-metrics";
@@ -21,6 +21,7 @@ import {
   withTelemetry,
 } from "../src/index.js";
 import { rejectionOf } from "./support/assertions.js";
+import { contractOnly } from "./support/plain-service.js";
 import { TelemetryHarness } from "./support/sdk.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "ada" };
@@ -201,18 +202,7 @@ describe("observable gauges", () => {
   it("reports bounds only for a service without status()", async () => {
     harness = new TelemetryHarness();
     const inner = new MemoryArtifactService();
-    // The same adapter seen only through the ArtifactService methods: no status().
-    const withoutStatus: ArtifactService = {
-      capabilities: () => inner.capabilities(),
-      put: (...args) => inner.put(...args),
-      get: (...args) => inner.get(...args),
-      head: (...args) => inner.head(...args),
-      delete: (...args) => inner.delete(...args),
-      listNames: (...args) => inner.listNames(...args),
-      listVersions: (...args) => inner.listVersions(...args),
-      list: (...args) => inner.list(...args),
-      close: () => inner.close(),
-    };
+    const withoutStatus = contractOnly(inner);
     const service = withTelemetry(withoutStatus, harness.providers);
     await service.put(scope, "a", bytes(3));
     const names = (await harness.metrics()).map((metric) => metric.descriptor.name);
