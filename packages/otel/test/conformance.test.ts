@@ -43,7 +43,7 @@ const SMALL_MEMORY_QUOTAS: MemoryArtifactServiceOptions = {
 describeArtifactService("withTelemetry(memory)", {
   create: async () => ({ service: traced(new MemoryArtifactService()) }),
   createBounded: async () => ({ service: traced(new MemoryArtifactService(SMALL_MEMORY_QUOTAS)) }),
-  numRuns: 50,
+  numRuns: 30,
 });
 
 /** The fs service under each wrapper, for reopen and corruption, which need its root. */
@@ -77,7 +77,7 @@ describeArtifactService("withTelemetry(fs)", {
       fsArtifactPaths(fsRoots.get(service) as string, meta.scope, meta.name, meta.version).data,
       offset,
     ),
-  numRuns: 15,
+  numRuns: 10,
 });
 
 describeRunStore("withRunStoreTelemetry(InMemoryRunStore)", {
@@ -90,5 +90,5 @@ describeRunStore("withRunStoreTelemetry(InMemoryRunStore)", {
     });
     return { store, cleanup: () => harness.shutdown() };
   },
-  numRuns: 50,
+  numRuns: 30,
 });
