@@ -27,6 +27,8 @@ const OLDEST_TYPESCRIPT = "5.4.5";
 const OLDEST_TYPESCRIPT_FOR_GCS = "5.7.3";
 const ALL_NODES = ["20", "22", "24", "26"];
 const REPOSITORY = "https://github.com/artifact-kit/artifact-kit";
+/** pg's protocol declarations use the generic Buffer of @types/node, which needs TypeScript 5.7. */
+const OLDEST_TYPESCRIPT_FOR_PG = "5.7.3";
 /**
  * Peers a user installs beside a package, and the Node versions each set is proven on:
  * @google-cloud/storage 8 needs Node 22, so 7.22 is the one proven on Node 20. A peer named
@@ -51,6 +53,14 @@ const VARIANTS = {
       // @google/adk's own declarations import its optional peers (express, MCP, OpenAPI
       // types, ...), so no project that does not install them all can check them.
       skipLibCheck: true,
+    },
+  ],
+  postgres: [
+    {
+      label: "pg 8",
+      peers: { pg: "^8.0.0", "@types/pg": "^8.0.0" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT_FOR_PG,
     },
   ],
   gcs: [

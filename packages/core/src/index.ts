@@ -38,6 +38,7 @@ export {
   namePageStart,
   type Page,
   pageAfter,
+  prefixUpperBound,
   resolvePageLimit,
 } from "./order.js";
 export { allNames, allVersions } from "./pages.js";

@@ -4,6 +4,7 @@ import {
   type DataDigest,
   type Deadline,
   idempotentVersionDeleted,
+  newVersionRecord,
   type ParsedPut,
   type ParsedUpload,
   replayIdempotentPut,
@@ -168,17 +169,5 @@ function manifestOf(
   version: number,
   requestId: string,
 ): Manifest {
-  return {
-    scope: request.scope,
-    name: request.name,
-    version,
-    mimeType: request.mimeType,
-    size: digest.size,
-    sha256: digest.sha256,
-    createdAt: Date.now(),
-    metadata: request.metadata,
-    ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
-    requestId,
-    blocks: digest.blocks,
-  };
+  return { ...newVersionRecord(request, digest, version), requestId, blocks: digest.blocks };
 }
