@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ArtifactService } from "@artifact-kit/core";
+import type { ArtifactMeta } from "@artifact-kit/core";
 import {
   type ArtifactServiceConformanceOptions,
   flipFileByte,
@@ -18,23 +18,23 @@ declare module "vitest" {
   }
 }
 
-type Subjects = Pick<
-  ArtifactServiceConformanceOptions,
-  "create" | "reopen" | "createBounded" | "corruptData"
->;
+type Subjects = Pick<ArtifactServiceConformanceOptions, "create" | "createBounded">;
 
 type FsBounds = Omit<Parameters<typeof FsArtifactService.open>[0], "root">;
 
-/** A fresh root per subject. */
+/** A fresh root per subject; reopen is a new service on the same root. */
 const fsSubject = (bounds: FsBounds) => async () => {
   const root = await mkdtemp(join(tmpdir(), "matrix-fs-"));
   return {
     service: await FsArtifactService.open({ root, ...bounds }),
+    reopen: () => FsArtifactService.open({ root, ...bounds }),
+    corrupt: (meta: ArtifactMeta, offset: number) =>
+      flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, offset),
     cleanup: () => rm(root, { recursive: true, force: true }),
   };
 };
 
-/** fs: reopen is a new service on the same root; the bounded one has tiny ceilings. */
+/** fs: the bounded one has tiny ceilings. */
 export const fsSubjects: Subjects = {
   create: fsSubject({}),
   createBounded: fsSubject({
@@ -43,13 +43,6 @@ export const fsSubjects: Subjects = {
     maxPageLimit: 3,
     legacyListLimit: 4,
   }),
-  reopen: async (old) => FsArtifactService.open({ root: (old as FsArtifactService).root }),
-  corruptData: (service, meta, offset) =>
-    flipFileByte(
-      fsArtifactPaths((service as FsArtifactService).root, meta.scope, meta.name, meta.version)
-        .data,
-      offset,
-    ),
 };
 
 // @google-cloud/storage 8 needs Node 22; 7.22 is the peer proven on Node 20.
@@ -68,14 +61,11 @@ export const storageClient = onNode22OrLater
  * same bucket, as another host would be.
  */
 export function gcsSubjects(): Subjects {
-  const placements = new WeakMap<ArtifactService, { bucketName: string; bounds: GcsBounds }>();
   const open = (bucketName: string, bounds: GcsBounds) => {
     const storage = new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
     // Both client majors are structurally one Bucket; the adapter is typed against 7.22's.
     const bucket = storage.bucket(bucketName) as unknown as Bucket;
-    const service = new GcsArtifactService({ bucket, ...bounds });
-    placements.set(service, { bucketName, bounds });
-    return service;
+    return new GcsArtifactService({ bucket, ...bounds });
   };
   const subject = (bounds: GcsBounds) => async () => {
     const storage = new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
@@ -84,15 +74,10 @@ export function gcsSubjects(): Subjects {
     await storage.createBucket(name).catch((error: unknown) => {
       if ((error as { code?: unknown } | null)?.code !== 409) throw error;
     });
-    return { service: open(name, bounds) };
+    return { service: open(name, bounds), reopen: async () => open(name, bounds) };
   };
   return {
     create: subject({}),
     createBounded: subject({ maxArtifactBytes: 64, maxPageLimit: 3, legacyListLimit: 5 }),
-    reopen: async (old) => {
-      const placement = placements.get(old);
-      if (!placement) throw new Error("reopen of a service the matrix did not create");
-      return open(placement.bucketName, placement.bounds);
-    },
   };
 }

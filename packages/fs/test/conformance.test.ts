@@ -1,4 +1,4 @@
-import type { ArtifactService } from "@artifact-kit/core";
+import type { ArtifactMeta, ArtifactService } from "@artifact-kit/core";
 import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
 import { afterAll } from "vitest";
 import { FsArtifactService, fsArtifactPaths } from "../src/index.js";
@@ -17,22 +17,22 @@ async function subject(options: Parameters<typeof tempService>[0] = {}) {
     await temp.cleanup();
   };
   cleanups.add(cleanup);
-  return { service: temp.service as ArtifactService, cleanup };
+  const { root } = temp;
+  return {
+    service: temp.service as ArtifactService,
+    // A restart: a new instance on the same root, sharing nothing in memory with the old one.
+    reopen: async () => FsArtifactService.open({ root, ...options }),
+    // Flips one byte of the data file in place, as disk corruption would.
+    corrupt: (meta: ArtifactMeta, offset: number) =>
+      flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, offset),
+    cleanup,
+  };
 }
 
 describeArtifactService("fs", {
   create: () => subject(),
-  // A restart: a new instance on the same root, sharing nothing in memory with the old one.
-  reopen: async (old) => FsArtifactService.open({ root: (old as FsArtifactService).root }),
   // Small enough for the kit to drive every ceiling, page and list limit to its edge.
   createBounded: () =>
     subject({ maxScanEntries: 12, maxArtifactBytes: 4096, maxPageLimit: 3, legacyListLimit: 4 }),
-  // Flips one byte of the data file in place, as disk corruption would.
-  corruptData: (service, meta, offset) =>
-    flipFileByte(
-      fsArtifactPaths((service as FsArtifactService).root, meta.scope, meta.name, meta.version)
-        .data,
-      offset,
-    ),
   numRuns: 100,
 });
