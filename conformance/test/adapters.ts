@@ -2,6 +2,9 @@ import type { ArtifactService } from "@artifact-kit/core";
 import type { ArtifactServiceConformanceOptions } from "@artifact-kit/core/conformance";
 import type { MemoryArtifactServiceOptions } from "@artifact-kit/memory";
 
+/** fast-check runs per property in the matrix; the mutant tests use the same settings. */
+export const MATRIX_RUNS = Object.freeze({ memory: 100, fs: 30, runStore: 50 });
+
 /** Memory quotas small enough for the kit to drive every bound to its edge. */
 export const SMALL_MEMORY_QUOTAS: MemoryArtifactServiceOptions = {
   maxArtifactBytes: 4096,

@@ -23,27 +23,27 @@ type Subjects = Pick<ArtifactServiceConformanceOptions, "create" | "createBounde
 type FsBounds = Omit<Parameters<typeof FsArtifactService.open>[0], "root">;
 
 /** A fresh root per subject; reopen is a new service on the same root. */
-const fsSubject = (bounds: FsBounds) => async () => {
+const fsSubject = (Service: typeof FsArtifactService, bounds: FsBounds) => async () => {
   const root = await mkdtemp(join(tmpdir(), "matrix-fs-"));
   return {
-    service: await FsArtifactService.open({ root, ...bounds }),
-    reopen: () => FsArtifactService.open({ root, ...bounds }),
+    service: await Service.open({ root, ...bounds }),
+    reopen: () => Service.open({ root, ...bounds }),
     corrupt: (meta: ArtifactMeta, offset: number) =>
       flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, offset),
     cleanup: () => rm(root, { recursive: true, force: true }),
   };
 };
 
-/** fs: the bounded one has tiny ceilings. */
-export const fsSubjects: Subjects = {
-  create: fsSubject({}),
-  createBounded: fsSubject({
+/** fs (or a patched copy of it): the bounded one has tiny ceilings. */
+export const fsSubjects = (Service: typeof FsArtifactService = FsArtifactService): Subjects => ({
+  create: fsSubject(Service, {}),
+  createBounded: fsSubject(Service, {
     maxScanEntries: 12,
     maxArtifactBytes: 4096,
     maxPageLimit: 3,
     legacyListLimit: 4,
   }),
-};
+});
 
 // @google-cloud/storage 8 needs Node 22; 7.22 is the peer proven on Node 20.
 const onNode22OrLater = Number(process.versions.node.split(".")[0]) >= 22;

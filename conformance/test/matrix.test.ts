@@ -1,13 +1,13 @@
 import { describeArtifactService } from "@artifact-kit/core/conformance";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
-import { memorySubjects } from "./adapters.js";
+import { MATRIX_RUNS, memorySubjects } from "./adapters.js";
 import { fsSubjects, gcsSubjects, storageClient } from "./durable.js";
 
 // Every adapter in the workspace, through the same kit. Durable adapters add `reopen`.
 describeArtifactService("memory", {
   ...memorySubjects((options) => new MemoryArtifactService(options)),
-  numRuns: 200,
+  numRuns: MATRIX_RUNS.memory,
 });
 
 // The router over memory: shared (the worker's quotas are global, so the small ones apply)
@@ -25,7 +25,7 @@ describeArtifactService("sharded (exact_scope, memory)", {
 
 // Durable adapters, with reopen. Their own packages run the kit at full strength with
 // bounded subjects; here they run beside the others on every Node the matrix covers.
-describeArtifactService("fs", { ...fsSubjects, numRuns: 30 });
+describeArtifactService("fs", { ...fsSubjects(), numRuns: MATRIX_RUNS.fs });
 describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
   ...gcsSubjects(),
   numRuns: 20,

@@ -93,6 +93,8 @@ export class PropertyFailure extends ConformanceFailure {
     readonly counterexample: string,
     readonly seed: number,
     readonly path: string,
+    /** fast-check's hint for replaying a shrunk command sequence exactly. */
+    readonly replayPath: string | undefined,
   ) {
     super(reason);
   }
@@ -105,6 +107,7 @@ export interface PropertyOptions {
   numRuns?: number;
   seed?: number;
   path?: string;
+  replayPath?: string;
 }
 
 export function propertyRunner(options: PropertyOptions): LawContext["property"] {
@@ -125,11 +128,13 @@ export function propertyRunner(options: PropertyOptions): LawContext["property"]
     const counterexample = details.counterexample
       ? details.counterexample.map((value) => fc.stringify(value)).join("\n  ")
       : "(none: the property failed to run)";
+    const replayPath = /\/\*replayPath="([^"]*)"\*\//.exec(counterexample)?.[1];
     throw new PropertyFailure(
       reason,
       counterexample,
       details.seed,
       details.counterexamplePath ?? "",
+      replayPath,
     );
   };
 }
@@ -212,7 +217,7 @@ export function failureReport(name: string, call: string, error: unknown): strin
     lines.push(`counterexample (shrunk):\n  ${error.counterexample}`);
     lines.push(`reason: ${reason}`);
     lines.push(
-      `replay: ${call}, { ...options, only: ${JSON.stringify(name)}, seed: ${error.seed}, path: ${JSON.stringify(error.path)} })`,
+      `replay: ${call}, { ...options, only: ${JSON.stringify(name)}, seed: ${error.seed}, path: ${JSON.stringify(error.path)}${error.replayPath === undefined ? "" : `, replayPath: ${JSON.stringify(error.replayPath)}`} })`,
     );
   } else {
     lines.push(`reason: ${reason}`);

@@ -16,19 +16,21 @@ import type { ArtifactServiceConformanceOptions } from "./subject.js";
 
 /** Every law of the artifact-service contract, in the order they are reported. */
 export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
+  // Fixed laws first, cheapest first, so a broken adapter is told quickly; the model-based
+  // sequences, which find what no fixed law names, run last.
   ...lifecycleLaws,
-  ...basicLaws,
   ...stateLaws,
   ...aliasingLaws,
   ...scopeLaws,
   ...cursorLaws,
   ...validationLaws,
-  ...modelLaws,
-  ...raceLaws,
-  ...deadlineLaws,
+  ...basicLaws,
   ...boundLaws,
   ...uploadLaws,
   ...downloadLaws,
+  ...deadlineLaws,
+  ...raceLaws,
+  ...modelLaws,
 ]);
 
 /**

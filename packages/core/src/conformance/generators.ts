@@ -98,8 +98,15 @@ function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Co
 }
 
 /** Random command sequences concentrated on a few colliding artifacts. */
-export function artifactCommands(reopen: boolean): fc.Arbitrary<Iterable<Command>> {
+export function artifactCommands(
+  reopen: boolean,
+  replayPath?: string,
+): fc.Arbitrary<Iterable<Command>> {
   return focusArb.chain((focus) =>
-    fc.commands(commandArbs(focus, reopen), { maxCommands: MAX_COMMANDS, size: "max" }),
+    fc.commands(commandArbs(focus, reopen), {
+      maxCommands: MAX_COMMANDS,
+      size: "max",
+      ...(replayPath === undefined ? {} : { replayPath }),
+    }),
   );
 }

@@ -1,7 +1,7 @@
 import { sameScope, sha256Hex } from "../scope.js";
 import type { ArtifactMeta, ArtifactService, Scope } from "../types.js";
 import { expectEqual, expectSameJson, expectTrue, fail } from "./expect.js";
-import type { ModelVersion } from "./model.js";
+import { byUtf8Bytes, type ModelVersion } from "./model.js";
 import { describeBytes } from "./payload.js";
 
 // Reading a service back completely, checking every page on the way, and comparing the
@@ -28,6 +28,13 @@ export async function readAllNames(
       expectTrue(
         page.items.length <= limit,
         `listNames page of ${page.items.length} exceeds limit ${limit}`,
+      );
+    }
+    if (cursor !== undefined) {
+      const at = cursor;
+      expectTrue(
+        page.items.every((name) => byUtf8Bytes(name, at) > 0),
+        `listNames after cursor ${JSON.stringify(at)} returned ${JSON.stringify(page.items)}: cursors are exclusive`,
       );
     }
     names.push(...page.items);
@@ -65,6 +72,10 @@ export async function readAllVersions(
     }
     for (const item of page.items) {
       expectTrue(!("data" in item), "a listVersions page carries data");
+      expectTrue(
+        cursor === undefined || item.version > cursor,
+        `listVersions after cursor ${cursor} returned version ${item.version}: cursors are exclusive`,
+      );
       versions.push(item);
     }
     if (page.nextCursor === undefined) return versions;

@@ -84,15 +84,17 @@ async function returnedRecordsAreNotShared({ service }: LawContext) {
   const first = await putAndScribble(service, scope, 2048, "after put resolved");
   const second = await putAndScribble(service, scope, 10, "after put resolved");
   await service.put(scope, "other", new Uint8Array([1]));
+  // Each read gets its own copy of the scope: scribbling on a record that carries the
+  // caller's scope object back must not change the scope this law goes on using.
   const reads: [string, () => Promise<unknown>][] = [
-    ["put reply", () => service.put(scope, "other", new Uint8Array([1]), { metadata: {} })],
-    ["get latest", () => service.get(scope, NAME)],
-    ["get pinned", () => service.get(scope, NAME, { version: first.version })],
-    ["head latest", () => service.head(scope, NAME)],
-    ["head pinned", () => service.head(scope, NAME, { version: first.version })],
-    ["listVersions", () => service.listVersions(scope, NAME)],
-    ["list", () => service.list(scope)],
-    ["listNames", () => service.listNames(scope)],
+    ["put reply", () => service.put({ ...scope }, "other", new Uint8Array([1]), { metadata: {} })],
+    ["get latest", () => service.get({ ...scope }, NAME)],
+    ["get pinned", () => service.get({ ...scope }, NAME, { version: first.version })],
+    ["head latest", () => service.head({ ...scope }, NAME)],
+    ["head pinned", () => service.head({ ...scope }, NAME, { version: first.version })],
+    ["listVersions", () => service.listVersions({ ...scope }, NAME)],
+    ["list", () => service.list({ ...scope })],
+    ["listNames", () => service.listNames({ ...scope })],
   ];
   for (const [what, read] of reads) {
     for (let time = 0; time < 2; time++) scribble(await read());

@@ -7,8 +7,8 @@ import { ReferenceModel } from "../model.js";
  * Random sequences of 0 to 60 commands, mostly on one to three colliding artifacts, match the
  * reference model in every field of every reply; with `reopen`, restarts happen mid-sequence.
  */
-async function sequencesMatchTheModel({ hooks, fresh, property }: LawContext) {
-  await property([artifactCommands(hooks.reopen)], (commands) =>
+async function sequencesMatchTheModel({ hooks, fresh, property, options }: LawContext) {
+  await property([artifactCommands(hooks.reopen, options.replayPath)], (commands) =>
     fresh((holder) =>
       fc.asyncModelRun(() => ({ model: new ReferenceModel(), real: holder }), commands),
     ),

@@ -315,8 +315,8 @@ async function invalidArgumentsChangeNothing({ open }: RunStoreContext) {
  * Random register/upsert/find/artifacts/remove/clear sequences over several runs, with small
  * bounds that fill, free and fill again, match the reference model.
  */
-async function sequencesMatchTheModel({ hooks, fresh, property }: RunStoreContext) {
-  await property([runStoreCommands(hooks.reopen)], (commands) =>
+async function sequencesMatchTheModel({ hooks, fresh, property, options }: RunStoreContext) {
+  await property([runStoreCommands(hooks.reopen, options.replayPath)], (commands) =>
     fresh(SMALL_BOUNDS, (holder) =>
       fc.asyncModelRun(() => ({ model: new RunStoreModel(SMALL_BOUNDS), real: holder }), commands),
     ),

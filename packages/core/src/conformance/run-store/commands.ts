@@ -166,7 +166,7 @@ class ReopenCommand implements Command {
 }
 
 /** Random sequences over a few runs and colliding paths, with upserts on purpose. */
-export function runStoreCommands(reopen: boolean) {
+export function runStoreCommands(reopen: boolean, replayPath?: string) {
   const runId = fc.constantFrom(...RUN_IDS);
   const path = fc.constantFrom(...PATHS);
   const register = fc
@@ -183,5 +183,9 @@ export function runStoreCommands(reopen: boolean) {
     runId.map((r) => new ClearCommand(r)),
   ];
   if (reopen) commands.push(fc.constant(new ReopenCommand()));
-  return fc.commands(commands, { maxCommands: 60, size: "max" });
+  return fc.commands(commands, {
+    maxCommands: 60,
+    size: "max",
+    ...(replayPath === undefined ? {} : { replayPath }),
+  });
 }

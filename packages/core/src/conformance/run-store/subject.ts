@@ -21,6 +21,8 @@ export interface RunStoreConformanceOptions {
   seed?: number;
   /** fast-check path of a shrunk counterexample, to replay it with `seed` and `only`. */
   path?: string;
+  /** fast-check's replay hint for a shrunk command sequence (the failure report prints it). */
+  replayPath?: string;
   /** Runs only the checks whose name contains this text (the failure report prints it). */
   only?: string;
   /** Per-check time limit in vitest (default 120,000 ms). */
