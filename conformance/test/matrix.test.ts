@@ -1,14 +1,16 @@
 import { describeArtifactService } from "@artifact-kit/core/conformance";
-import { MemoryArtifactService } from "@artifact-kit/memory";
+import { fsSubjects } from "@artifact-kit/fs/testing";
+import { gcsSubjects } from "@artifact-kit/gcs/testing";
+import { memorySubjects } from "@artifact-kit/memory/testing";
 import { memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
-import { MATRIX_RUNS, memorySubjects } from "./adapters.js";
-import { fsSubjects, gcsSubjects, storageClient } from "./durable.js";
+import type { Bucket } from "@google-cloud/storage";
+import { beforeAll } from "vitest";
+import { MATRIX_RUNS } from "./adapters.js";
+import { matrixBucket, storageClient } from "./durable.js";
 
-// Every adapter in the workspace, through the same kit. Durable adapters add `reopen`.
-describeArtifactService("memory", {
-  ...memorySubjects((options) => new MemoryArtifactService(options)),
-  numRuns: MATRIX_RUNS.memory,
-});
+// Every adapter in the workspace, through the same kit, with the subjects each adapter
+// package exports from its ./testing subpath. Durable adapters add reopen and corrupt.
+describeArtifactService("memory", { ...memorySubjects(), numRuns: MATRIX_RUNS.memory });
 
 // The router over memory: shared (the worker's quotas are global, so the small ones apply)
 // and exact scope (quotas per shard; see packages/sharded/test for its bounded subject).
@@ -23,10 +25,15 @@ describeArtifactService("sharded (exact_scope, memory)", {
   numRuns: 50,
 });
 
-// Durable adapters, with reopen. Their own packages run the kit at full strength with
-// bounded subjects; here they run beside the others on every Node the matrix covers.
+// Durable adapters. Their own packages run the kit at full strength; here they run beside
+// the others on every Node the matrix covers.
 describeArtifactService("fs", { ...fsSubjects(), numRuns: MATRIX_RUNS.fs });
+
+let openBucket: () => Bucket;
+beforeAll(async () => {
+  openBucket = await matrixBucket();
+});
 describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
-  ...gcsSubjects(),
+  ...gcsSubjects(() => openBucket()),
   numRuns: 20,
 });

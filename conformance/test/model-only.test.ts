@@ -3,9 +3,10 @@ import {
   artifactServiceChecks,
   runChecks,
 } from "@artifact-kit/core/conformance";
+import { memorySubjects } from "@artifact-kit/memory/testing";
 import { describe, expect, it } from "vitest";
 import { MUTANTS } from "../mutants/index.js";
-import { MATRIX_RUNS, memorySubjects } from "./adapters.js";
+import { MATRIX_RUNS } from "./adapters.js";
 
 // The two mutants passed every model-based run before: a SHA-256 wrong only above
 // 20 bytes, and delete("all") resetting the version counter. Here only the model check

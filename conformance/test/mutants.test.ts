@@ -4,14 +4,15 @@ import {
   type ConformanceCheck,
   runChecks,
 } from "@artifact-kit/core/conformance";
+import { fsSubjects } from "@artifact-kit/fs/testing";
 import { MemoryArtifactService } from "@artifact-kit/memory";
+import { memorySubjects } from "@artifact-kit/memory/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildFsMutant } from "../mutants/fs/build.js";
 import { FS_MUTANTS } from "../mutants/fs/patches.js";
 import { MUTANTS } from "../mutants/index.js";
 import { RUN_STORE_MUTANTS } from "../mutants/run-store/mutants.js";
-import { MATRIX_RUNS, memorySubjects } from "./adapters.js";
-import { fsSubjects } from "./durable.js";
+import { MATRIX_RUNS } from "./adapters.js";
 
 // The kit is itself tested: each mutant is broken in exactly one way and must fail a check
 // at the matrix's settings. A mutant that passes is a bug in the kit. The checks run in the
