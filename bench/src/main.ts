@@ -4,6 +4,7 @@ import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { gcsSuite } from "./gcs/suite.js";
 import { describeMachine } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
+import { otelSuite } from "./otel/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
 import { shardedSuite } from "./sharded/suite.js";
@@ -22,6 +23,7 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
     "fs-scopes": fsScopesSuite,
     "run-store": runStoreSuite,
     sharded: shardedSuite,
+    otel: otelSuite,
     gcs: ({ gcsEndpoint }) =>
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"

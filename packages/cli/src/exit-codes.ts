@@ -16,6 +16,8 @@ export const EXIT_CODES = Object.freeze({
   unavailable: 6,
   /** capability_denied, unsupported_transfer. */
   refused: 7,
+  /** effect_pending_reconciliation: the change may have happened; a reconciler settles it. */
+  pendingReconciliation: 8,
 });
 
 const BY_CODE: Readonly<Record<ArtifactErrorCode, number>> = {
@@ -35,6 +37,7 @@ const BY_CODE: Readonly<Record<ArtifactErrorCode, number>> = {
   closed: EXIT_CODES.unavailable,
   capability_denied: EXIT_CODES.refused,
   unsupported_transfer: EXIT_CODES.refused,
+  effect_pending_reconciliation: EXIT_CODES.pendingReconciliation,
 };
 
 export function exitCodeFor(error: unknown): number {

@@ -18,19 +18,23 @@ export class Deadline {
 
   static readonly none = new Deadline(undefined, undefined);
 
-  /** Validates `timeoutMs` (1..300000) and `signal`, then fixes the deadline at `now`. */
+  /**
+   * Validates `timeoutMs` (a whole number, 1..300000) and `signal`, then fixes the deadline at
+   * `now`. Fractions are refused rather than rounded: timers downstream (setTimeout, p-queue,
+   * backend clients) take whole milliseconds, and a silent rounding would move the deadline.
+   */
   static start(options: { timeoutMs?: unknown; signal?: unknown }, now = Date.now()): Deadline {
     const { timeoutMs, signal } = options;
     if (
       timeoutMs !== undefined &&
       (typeof timeoutMs !== "number" ||
-        !Number.isFinite(timeoutMs) ||
+        !Number.isInteger(timeoutMs) ||
         timeoutMs < MIN_TIMEOUT_MS ||
         timeoutMs > MAX_TIMEOUT_MS)
     ) {
       throw invalidArgument(
         "timeoutMs",
-        `must be a number from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}`,
+        `must be a whole number of milliseconds from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}`,
       );
     }
     if (signal !== undefined && !(signal instanceof AbortSignal)) {

@@ -7,14 +7,22 @@ export {
   BoundArtifacts,
   bindArtifacts,
 } from "./bind.js";
-export { type CapabilitiesInput, defineCapabilities, quotaLimitCode } from "./capabilities.js";
+export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline } from "./deadline.js";
 export * from "./errors.js";
+export {
+  type IdempotentPayload,
+  idempotentVersionDeleted,
+  replayIdempotentPut,
+} from "./idempotency.js";
 export * from "./limits.js";
 export {
   compareNumbers,
   compareUtf8,
   indexAfter,
+  indexFrom,
+  namePage,
+  namePageStart,
   type Page,
   pageAfter,
   resolvePageLimit,
@@ -32,11 +40,13 @@ export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./sco
 export * from "./transfer.js";
 export type * from "./types.js";
 export {
+  decodeUtf8,
   utf8ByteLength,
   validateData,
   validateMetadata,
   validateMimeType,
   validateName,
+  validateNamePrefix,
   validateOptionKeys,
   validatePositiveInteger,
   validateScope,

@@ -6,6 +6,7 @@ export interface ValidationLimits {
   readonly maxMetadataBytes: number;
   readonly maxMetadataEntries: number;
   readonly maxMetadataDepth: number;
+  readonly maxIdempotencyKeyBytes: number;
   readonly minTimeoutMs: number;
   readonly maxTimeoutMs: number;
 }
@@ -16,6 +17,7 @@ export const MAX_MIME_TYPE_BYTES = 255;
 export const MAX_METADATA_BYTES = 16_384;
 export const MAX_METADATA_ENTRIES = 128;
 export const MAX_METADATA_DEPTH = 8;
+export const MAX_IDEMPOTENCY_KEY_BYTES = 256;
 export const MIN_TIMEOUT_MS = 1;
 export const MAX_TIMEOUT_MS = 300_000;
 export const DEFAULT_MIME_TYPE = "application/octet-stream";
@@ -27,6 +29,7 @@ export const VALIDATION_LIMITS: ValidationLimits = Object.freeze({
   maxMetadataBytes: MAX_METADATA_BYTES,
   maxMetadataEntries: MAX_METADATA_ENTRIES,
   maxMetadataDepth: MAX_METADATA_DEPTH,
+  maxIdempotencyKeyBytes: MAX_IDEMPOTENCY_KEY_BYTES,
   minTimeoutMs: MIN_TIMEOUT_MS,
   maxTimeoutMs: MAX_TIMEOUT_MS,
 });

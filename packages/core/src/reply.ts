@@ -1,15 +1,20 @@
-import { ArtifactError } from "./errors.js";
+import { ArtifactError, invalidServiceReply } from "./errors.js";
+import { MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
 import { compareNumbers, compareUtf8 } from "./order.js";
 import { sameScope, sha256Hex } from "./scope.js";
 import type { Artifact, ArtifactMeta, NamePage, Scope, VersionPage } from "./types.js";
-import { validateMetadata, validateMimeType, validateName, validateScope } from "./validate.js";
+import {
+  validateMetadata,
+  validateMimeType,
+  validateName,
+  validateScope,
+  validateText,
+} from "./validate.js";
 
 // Checks of what a service returned, for callers that must not trust it blindly
 // (scoped capabilities, the conformance kit). Each failure is invalid_service_reply.
 
-function invalidReply(message: string, cause?: unknown): ArtifactError {
-  return new ArtifactError("invalid_service_reply", message, cause === undefined ? {} : { cause });
-}
+const invalidReply = invalidServiceReply;
 
 function attempt<T>(what: string, check: () => T): T {
   try {
@@ -44,6 +49,9 @@ export function checkMetaReply(value: unknown, scope: Scope, name?: string): Art
     }
     validateMimeType(meta.mimeType);
     validateMetadata(meta.metadata);
+    if (meta.idempotencyKey !== undefined) {
+      validateText(meta.idempotencyKey, "idempotencyKey", MAX_IDEMPOTENCY_KEY_BYTES);
+    }
     return value as ArtifactMeta;
   });
 }
@@ -66,7 +74,13 @@ export function checkArtifactReply(
   return value as Artifact;
 }
 
-export function checkNamePageReply(value: unknown, scope: Scope, limit: number): NamePage {
+/** A page of names for `scope`, within `limit`, and all with `prefix` when one was asked. */
+export function checkNamePageReply(
+  value: unknown,
+  scope: Scope,
+  limit: number,
+  prefix?: string,
+): NamePage {
   return attempt("name page", () => {
     const page = value as NamePage | null;
     if (typeof page !== "object" || page === null || !Array.isArray(page.items)) {
@@ -76,6 +90,9 @@ export function checkNamePageReply(value: unknown, scope: Scope, limit: number):
     if (page.items.length > limit) throw invalidReply("has more items than the limit");
     page.items.forEach((item, i) => {
       validateName(item);
+      if (prefix !== undefined && !item.startsWith(prefix)) {
+        throw invalidReply("holds a name without the prefix asked for");
+      }
       const previous = page.items[i - 1];
       if (previous !== undefined && compareUtf8(previous, item) >= 0) {
         throw invalidReply("names are not in strictly ascending UTF-8 order");

@@ -1,16 +1,18 @@
 import { Deadline } from "./deadline.js";
 import { invalidArgument } from "./errors.js";
-import { DEFAULT_MIME_TYPE } from "./limits.js";
+import { DEFAULT_MIME_TYPE, MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
 import { resolvePageLimit } from "./order.js";
-import type { DeleteSelector, JsonObject, Scope } from "./types.js";
+import type { DeleteSelector, JsonObject, PutOptions, Scope } from "./types.js";
 import {
   validateData,
   validateMetadata,
   validateMimeType,
   validateName,
+  validateNamePrefix,
   validateOptionKeys,
   validatePositiveInteger,
   validateScope,
+  validateText,
 } from "./validate.js";
 
 // Each parser validates one operation's whole input up front (fail closed, nothing
@@ -23,24 +25,47 @@ export interface ParsedRequest {
   deadline: Deadline;
 }
 
-export interface ParsedPut extends ParsedRequest {
-  name: string;
-  data: Uint8Array;
+/** What a put and an upload both carry beside the bytes. */
+export interface ParsedContent {
   mimeType: string;
   metadata: JsonObject;
+  /** The caller's idempotency key (see PutOptions.idempotencyKey), or undefined. */
+  idempotencyKey: string | undefined;
+}
+
+/** The options that hand parsed content on to another service (routers, buffering wrappers). */
+export function contentOptions(
+  content: ParsedContent,
+): Pick<PutOptions, "mimeType" | "metadata" | "idempotencyKey"> {
+  return {
+    mimeType: content.mimeType,
+    metadata: content.metadata,
+    ...(content.idempotencyKey === undefined ? {} : { idempotencyKey: content.idempotencyKey }),
+  };
+}
+
+export interface ParsedPut extends ParsedRequest, ParsedContent {
+  name: string;
+  data: Uint8Array;
 }
 
 /** The option keys of a put; an upload takes these and more. */
-export const PUT_OPTION_KEYS = [...DEADLINE_KEYS, "mimeType", "metadata"] as const;
+export const PUT_OPTION_KEYS = [
+  ...DEADLINE_KEYS,
+  "mimeType",
+  "metadata",
+  "idempotencyKey",
+] as const;
 
-/** The content description a put or an upload carries: mimeType (defaulted) and metadata. */
-export function parseContentOptions(opts: Record<string, unknown>): {
-  mimeType: string;
-  metadata: JsonObject;
-} {
+/** The content description a put or an upload carries: mimeType (defaulted), metadata, key. */
+export function parseContentOptions(opts: Record<string, unknown>): ParsedContent {
   return {
     mimeType: opts.mimeType === undefined ? DEFAULT_MIME_TYPE : validateMimeType(opts.mimeType),
     metadata: opts.metadata === undefined ? Object.freeze({}) : validateMetadata(opts.metadata),
+    idempotencyKey:
+      opts.idempotencyKey === undefined
+        ? undefined
+        : validateText(opts.idempotencyKey, "idempotencyKey", MAX_IDEMPOTENCY_KEY_BYTES),
   };
 }
 
@@ -103,6 +128,8 @@ export function parseDelete(
 export interface ParsedListNames extends ParsedRequest {
   limit: number;
   cursor: string | undefined;
+  /** Only names that start with it (UTF-8 order, so they are one contiguous run); or undefined. */
+  prefix: string | undefined;
 }
 
 export function parseListNames(
@@ -110,11 +137,12 @@ export function parseListNames(
   options: unknown,
   maxPageLimit: number,
 ): ParsedListNames {
-  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "limit", "cursor"]);
+  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "limit", "cursor", "prefix"]);
   return {
     scope: validateScope(scope),
     limit: resolvePageLimit(opts.limit, maxPageLimit),
     cursor: opts.cursor === undefined ? undefined : validateName(opts.cursor, "cursor"),
+    prefix: opts.prefix === undefined ? undefined : validateNamePrefix(opts.prefix),
     deadline: Deadline.start(opts),
   };
 }

@@ -1,20 +1,14 @@
 import { Deadline } from "./deadline.js";
 import { invalidArgument } from "./errors.js";
 import {
+  type ParsedContent,
   type ParsedGet,
   type ParsedRequest,
   PUT_OPTION_KEYS,
   parseContentOptions,
   parseGet,
 } from "./request.js";
-import type {
-  ArtifactMeta,
-  ArtifactService,
-  GetOptions,
-  JsonObject,
-  PutOptions,
-  Scope,
-} from "./types.js";
+import type { ArtifactMeta, ArtifactService, GetOptions, PutOptions, Scope } from "./types.js";
 import {
   validateName,
   validateOptionKeys,
@@ -83,13 +77,11 @@ export function hasTransfer(
   return typeof candidate.openUpload === "function" && typeof candidate.openDownload === "function";
 }
 
-export interface ParsedUpload extends ParsedRequest {
+export interface ParsedUpload extends ParsedRequest, ParsedContent {
   name: string;
-  mimeType: string;
-  metadata: JsonObject;
   /** The effective byte bound and which bound it is, for the artifact_too_large error. */
   maxBytes: number;
-  maxBytesLimit: "max_bytes" | "max_artifact_bytes";
+  maxBytesBound: "maxBytes" | "maxArtifactBytes";
 }
 
 export function parseUpload(
@@ -107,7 +99,7 @@ export function parseUpload(
     name: validateName(name),
     ...parseContentOptions(opts),
     maxBytes: own ? asked : maxArtifactBytes,
-    maxBytesLimit: own ? "max_bytes" : "max_artifact_bytes",
+    maxBytesBound: own ? "maxBytes" : "maxArtifactBytes",
     deadline: Deadline.start(opts),
   };
 }

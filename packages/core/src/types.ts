@@ -30,6 +30,8 @@ export interface ArtifactMeta {
   /** Milliseconds since the epoch. */
   readonly createdAt: number;
   readonly metadata: JsonObject;
+  /** The caller's idempotency key this version was written with; absent when none was given. */
+  readonly idempotencyKey?: string;
 }
 
 export interface Artifact extends ArtifactMeta {
@@ -45,6 +47,19 @@ export interface RequestOptions {
 export interface PutOptions extends RequestOptions {
   mimeType?: string;
   metadata?: JsonObject;
+  /**
+   * Makes retries safe. Within one (scope, name), the first put (or upload) that publishes with
+   * a key binds the key to its version, for good (like the version high-water, a key is never
+   * released, also not by delete). A later put with the same key writes nothing and:
+   * - returns the bound version's record when its payload (size, sha256, mimeType, metadata)
+   *   is the same;
+   * - fails with invalid_argument (detail.field "idempotencyKey") when the payload differs;
+   * - fails with not_found (detail.version) when the bound version has since been deleted.
+   * Concurrent puts with one key publish at most one version; every one that succeeds reports
+   * it. The same key in another scope or under another name is another key.
+   * 1..256 UTF-8 bytes, no NUL (`capabilities().limits.maxIdempotencyKeyBytes`).
+   */
+  idempotencyKey?: string;
 }
 
 export type VersionSelector = number | "latest";
@@ -58,6 +73,11 @@ export interface ListNamesOptions extends RequestOptions {
   limit?: number;
   /** Exclusive: the last name of the previous page. */
   cursor?: string;
+  /**
+   * Only names that start with this string ("reports/" lists everything under reports/),
+   * in the same order and pages: the listing equals the full one filtered by the prefix.
+   */
+  prefix?: string;
 }
 
 export interface NamePage {
@@ -92,6 +112,21 @@ export interface TransferCapabilities {
   readonly byteRanges: boolean;
 }
 
+/** How a router spreads scopes over adapter instances ("workers"); absent on a plain adapter. */
+export interface RoutingCapabilities {
+  /** `exact_scope`: one worker per exact scope; `shared`: one worker for every scope. */
+  readonly strategy: "exact_scope" | "shared";
+  /**
+   * `lru`: durable workers with nothing in flight are closed after `idleScopeTimeoutMs`, and
+   * at capacity the least recently used one is reclaimed at once; `never`: workers hold
+   * volatile data and stay for the router's lifetime.
+   */
+  readonly reclamation: "lru" | "never";
+  readonly idleScopeTimeoutMs: number;
+  /** An open transfer that goes this long without a call is ended and its worker let go. */
+  readonly transferIdleTimeoutMs: number;
+}
+
 export interface Capabilities {
   readonly apiVersion: 1;
   readonly immutableVersions: true;
@@ -101,6 +136,7 @@ export interface Capabilities {
   readonly limits: ValidationLimits;
   readonly quotas: QuotaReport;
   readonly transfer?: TransferCapabilities;
+  readonly routing?: RoutingCapabilities;
 }
 
 export interface ArtifactService {

@@ -20,8 +20,8 @@ describe("Deadline", () => {
     expect(codeOf(Deadline.start({ signal: timer }))).toBe("timeout");
   });
 
-  it("rejects timeouts outside 1..300000 and non-signals", () => {
-    for (const timeoutMs of [0, 300_001, Number.NaN, "5"]) {
+  it("rejects timeouts outside 1..300000, fractions and non-signals", () => {
+    for (const timeoutMs of [0, 300_001, Number.NaN, "5", 1000.5, 0.5]) {
       expect(() => Deadline.start({ timeoutMs })).toThrow(ArtifactError);
     }
     expect(() => Deadline.start({ signal: {} })).toThrow(ArtifactError);

@@ -25,6 +25,11 @@ export class HighWaterCache {
     return version;
   }
 
+  /** Raises the mark to `version` if it is higher: what a reader learned from the bucket. */
+  observe(key: string, version: number): void {
+    if (version > (this.#marks.get(key) ?? 0)) this.claimAbove(key, version - 1);
+  }
+
   clear(): void {
     this.#marks.clear();
   }

@@ -1,4 +1,4 @@
-import { sha256Hex } from "@artifact-kit/core";
+import { decodeUtf8, sha256Hex } from "@artifact-kit/core";
 import { decodeBase32Hex, encodeBase32Hex } from "./base32hex.js";
 
 /**
@@ -24,7 +24,6 @@ export interface NameKey {
 }
 
 const encoder = new TextEncoder();
-const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 
 export function nameKey(name: string): NameKey {
   const bytes = encoder.encode(name);
@@ -46,10 +45,29 @@ export function nameOfFullKey(key: string): string | undefined {
   const bytes = decodeBase32Hex(key);
   if (!bytes || bytes.byteLength > FULL_KEY_MAX_NAME_BYTES) return undefined;
   try {
-    return strictDecoder.decode(bytes);
+    return decodeUtf8(bytes);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The lowest key segment that can hold `name` or a name after it: its own key (a truncated
+ * key's whole group, which is ordered client-side).
+ */
+export function keyStartFrom(name: string): string {
+  return nameKey(name).group;
+}
+
+/**
+ * What the key of every name starting with `prefix` starts with: base32hex encodes 5 bytes
+ * as 8 characters, so only the whole 5-byte groups of the prefix (at most the bytes a full
+ * key holds) fix the key's leading characters.
+ */
+export function keyPrefixOf(prefix: string): string {
+  const bytes = encoder.encode(prefix);
+  const whole = Math.min(bytes.byteLength - (bytes.byteLength % 5), FULL_KEY_MAX_NAME_BYTES);
+  return encodeBase32Hex(bytes.subarray(0, whole));
 }
 
 /**

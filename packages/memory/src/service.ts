@@ -1,6 +1,5 @@
 import {
   type Artifact,
-  ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
   type ArtifactTransfer,
@@ -8,7 +7,6 @@ import {
   checkArtifactSize,
   closedError,
   compareNumbers,
-  compareUtf8,
   type DataDigest,
   type Deadline,
   type DownloadOptions,
@@ -16,6 +14,7 @@ import {
   defineCapabilities,
   digestData,
   type GetOptions,
+  idempotentVersionDeleted,
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
@@ -32,9 +31,10 @@ import {
   parseScopeRequest,
   parseUpload,
   quotaExceeded,
-  quotaLimitCode,
   type RequestOptions,
+  replayIdempotentPut,
   resolveRange,
+  resultLimitExceeded,
   type Scope,
   scopeKey,
   TRANSFER_BLOCK_BYTES,
@@ -49,7 +49,7 @@ import {
   type MemoryConfig,
   resolveMemoryConfig,
 } from "./config.js";
-import { insertName, removeName } from "./sorted-names.js";
+import { SortedNames } from "./sorted-names.js";
 
 interface StoredVersion {
   readonly meta: ArtifactMeta;
@@ -64,6 +64,7 @@ interface Publication {
   readonly name: string;
   readonly mimeType: string;
   readonly metadata: ArtifactMeta["metadata"];
+  readonly idempotencyKey: string | undefined;
 }
 
 interface NameState {
@@ -71,11 +72,13 @@ interface NameState {
   highWater: number;
   /** Live versions, ascending. */
   versions: StoredVersion[];
+  /** Idempotency key -> the version it published; kept after deletes, like the high-water. */
+  keys: Map<string, number>;
 }
 
 interface ScopeState {
   /** Names with at least one live version, in UTF-8 byte order. */
-  liveNames: string[];
+  liveNames: SortedNames;
   names: Map<string, NameState>;
   bytes: number;
   artifacts: number;
@@ -124,9 +127,11 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     request.deadline.check();
     const size = request.data.byteLength;
     checkArtifactSize(size, this.#config.maxArtifactBytes);
-    this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), size);
     const stored = new Uint8Array(request.data);
     const digest = digestData(stored);
+    const replayed = this.#replay(request, digest);
+    if (replayed) return replayed;
+    this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), size);
     request.deadline.check();
     return this.#publish(request, stored, digest);
   }
@@ -148,6 +153,8 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
       },
       publish: async (digest: DataDigest, deadline: Deadline) => {
         this.#ensureOpen();
+        const replayed = this.#replay(request, digest);
+        if (replayed) return replayed;
         this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), digest.size);
         const data = new Uint8Array(digest.size);
         let at = 0;
@@ -213,16 +220,15 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     }
     const bytes = removed.reduce((sum, stored) => sum + stored.meta.size, 0);
     this.#account(scopeState, -bytes, -removed.length);
-    if (versions.length === 0) removeName(scopeState.liveNames, request.name);
+    if (versions.length === 0) scopeState.liveNames.remove(request.name);
   }
 
   async listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
     this.#ensureOpen();
     const request = parseListNames(scope, options, this.#config.maxPageLimit);
     request.deadline.check();
-    const liveNames = this.#scopes.get(scopeKey(request.scope))?.liveNames ?? [];
-    const page = pageAfter(liveNames, request, (name) => name, compareUtf8);
-    return { scope: request.scope, ...page };
+    const liveNames = this.#scopes.get(scopeKey(request.scope))?.liveNames;
+    return { scope: request.scope, ...(liveNames?.page(request) ?? { items: [] }) };
   }
 
   async listVersions(
@@ -246,13 +252,9 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     const scopeState = this.#scopes.get(scopeKey(request.scope));
     if (!scopeState) return [];
     if (scopeState.artifacts > this.#config.legacyListLimit) {
-      throw new ArtifactError(
-        "result_limit_exceeded",
-        `scope holds ${scopeState.artifacts} versions, more than legacyListLimit; use listNames and listVersions`,
-        { detail: { limit: "legacy_list_limit", bound: this.#config.legacyListLimit } },
-      );
+      throw resultLimitExceeded("legacyListLimit", this.#config.legacyListLimit);
     }
-    return scopeState.liveNames.flatMap(
+    return [...scopeState.liveNames].flatMap(
       (name) => scopeState.names.get(name)?.versions.map((stored) => stored.meta) ?? [],
     );
   }
@@ -268,13 +270,24 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     if (this.#closed) throw closedError();
   }
 
+  /** The answer to a put whose idempotency key is already bound here, or undefined. */
+  #replay(publication: Publication, digest: DataDigest): ArtifactMeta | undefined {
+    if (publication.idempotencyKey === undefined) return undefined;
+    const nameState = this.#scopes.get(scopeKey(publication.scope))?.names.get(publication.name);
+    const version = nameState?.keys.get(publication.idempotencyKey);
+    if (nameState === undefined || version === undefined) return undefined;
+    const bound = nameState.versions[this.#indexOf(nameState.versions, version)];
+    if (!bound) idempotentVersionDeleted(version);
+    return replayIdempotentPut(bound.meta, { ...publication, ...digest });
+  }
+
   /** Allocates the next version and makes it visible: the commit point of put and upload. */
   #publish(publication: Publication, data: Uint8Array, digest: DataDigest): ArtifactMeta {
     const key = scopeKey(publication.scope);
     const target = this.#scopes.get(key) ?? this.#newScope(key);
     let nameState = target.names.get(publication.name);
     if (!nameState) {
-      nameState = { highWater: 0, versions: [] };
+      nameState = { highWater: 0, versions: [], keys: new Map() };
       target.names.set(publication.name, nameState);
     }
     nameState.highWater += 1;
@@ -287,8 +300,14 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
       sha256: digest.sha256,
       createdAt: Date.now(),
       metadata: publication.metadata,
+      ...(publication.idempotencyKey === undefined
+        ? {}
+        : { idempotencyKey: publication.idempotencyKey }),
     });
-    if (nameState.versions.length === 0) insertName(target.liveNames, publication.name);
+    if (publication.idempotencyKey !== undefined) {
+      nameState.keys.set(publication.idempotencyKey, meta.version);
+    }
+    if (nameState.versions.length === 0) target.liveNames.insert(publication.name);
     nameState.versions.push({ meta, data, blocks: digest.blocks });
     this.#account(target, digest.size, 1);
     return meta;
@@ -345,17 +364,18 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     ];
     for (const [bound, wouldBe] of checks) {
       if (wouldBe > this.#config[bound]) {
-        throw quotaExceeded(
-          quotaLimitCode(bound),
-          this.#config[bound],
-          `put would exceed ${bound}`,
-        );
+        throw quotaExceeded(bound, this.#config[bound], `put would exceed ${bound}`);
       }
     }
   }
 
   #newScope(key: string): ScopeState {
-    const state: ScopeState = { liveNames: [], names: new Map(), bytes: 0, artifacts: 0 };
+    const state: ScopeState = {
+      liveNames: new SortedNames(),
+      names: new Map(),
+      bytes: 0,
+      artifacts: 0,
+    };
     this.#scopes.set(key, state);
     return state;
   }

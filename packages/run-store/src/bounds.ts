@@ -1,6 +1,5 @@
 import {
   quotaExceeded,
-  quotaLimitCode,
   RUN_STORE_BOUND_NAMES,
   type RunStoreBounds,
   type RunStoreBoundsOptions,
@@ -74,9 +73,5 @@ export function checkBounds(bounds: RunStoreBounds, usage: Usage, size: number):
 }
 
 export function exceededError(bounds: RunStoreBounds, name: keyof RunStoreBounds) {
-  return quotaExceeded(
-    quotaLimitCode(name),
-    bounds[name],
-    `register would exceed ${name} (${bounds[name]})`,
-  );
+  return quotaExceeded(name, bounds[name], `register would exceed ${name} (${bounds[name]})`);
 }

@@ -1,5 +1,5 @@
 import type { Deadline } from "../deadline.js";
-import { ArtifactError, asArtifactError, invalidArgument } from "../errors.js";
+import { ArtifactError, artifactTooLarge, asArtifactError, invalidArgument } from "../errors.js";
 import type { ParsedUpload, UploadSink } from "../transfer.js";
 import type { ArtifactMeta } from "../types.js";
 import { validateData } from "../validate.js";
@@ -144,11 +144,7 @@ class BoundUpload implements UploadSink {
 }
 
 function uploadTooLarge(request: ParsedUpload): ArtifactError {
-  return new ArtifactError(
-    "artifact_too_large",
-    `the upload is larger than its bound of ${request.maxBytes} bytes`,
-    { detail: { limit: request.maxBytesLimit, bound: request.maxBytes } },
-  );
+  return artifactTooLarge(undefined, request.maxBytes, request.maxBytesBound);
 }
 
 function abortedError(reason: unknown): ArtifactError {

@@ -1,5 +1,5 @@
-import { quotaLimitCode } from "../../capabilities.js";
 import type { ArtifactError, ArtifactErrorCode } from "../../errors.js";
+import { quotaLimitCode } from "../../errors.js";
 import type { ArtifactService, Capabilities, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { type CheckOutcome, check, type LawContext, skip } from "../check.js";
