@@ -16,6 +16,7 @@ import {
   CopiesBufferLate,
   CreatedAtOnRead,
   EmptyDataBecomesNul,
+  IgnoresIdempotencyKey,
   JoinsScopeIds,
   KeepsCallerMetadata,
   SharesHeadRecords,
@@ -94,6 +95,10 @@ export const MUTANTS: readonly Mutant[] = [
   { name: "shares head records with the store", make: (o) => new SharesHeadRecords(memory(o)) },
   { name: "keeps the caller's metadata object", make: (o) => new KeepsCallerMetadata(memory(o)) },
   { name: "copies the caller's buffer a turn late", make: (o) => new CopiesBufferLate(memory(o)) },
+  {
+    name: "ignores the idempotency key",
+    make: (o) => new IgnoresIdempotencyKey(memory(o)),
+  },
   { name: "quota off by one", make: (o) => new QuotaOffByOne(memory(o)) },
   {
     name: "a delete frees no room under maxScopeBytes",

@@ -146,3 +146,12 @@ export class JoinsScopeIds extends ForwardingService {
     return records.map((meta) => this.#back(scope, meta));
   }
 }
+
+/** Ignores the idempotency key (echoing it in the reply): a retry publishes a second version. */
+export class IgnoresIdempotencyKey extends ForwardingService {
+  override async put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions) {
+    const { idempotencyKey, ...rest } = options ?? {};
+    const meta = await this.inner.put(scope, name, data, rest);
+    return idempotencyKey === undefined ? meta : { ...meta, idempotencyKey };
+  }
+}

@@ -3,6 +3,7 @@ import { aliasingLaws } from "./checks/aliasing.js";
 import { boundLaws } from "./checks/bounds.js";
 import { cursorLaws } from "./checks/cursors.js";
 import { deadlineLaws } from "./checks/deadlines.js";
+import { idempotencyLaws } from "./checks/idempotency.js";
 import { basicLaws } from "./checks/laws.js";
 import { lifecycleLaws } from "./checks/lifecycle.js";
 import { modelLaws } from "./checks/model.js";
@@ -21,6 +22,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...lifecycleLaws,
   ...stateLaws,
   ...aliasingLaws,
+  ...idempotencyLaws,
   ...scopeLaws,
   ...cursorLaws,
   ...validationLaws,

@@ -9,6 +9,8 @@ export interface ModelVersion {
   metadata: JsonObject;
   /** As the put reply stated it; every later read must state the same. */
   createdAt: number;
+  /** The idempotency key the version was put with, if any. */
+  idempotencyKey?: string;
 }
 
 interface ModelName {

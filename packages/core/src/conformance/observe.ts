@@ -137,11 +137,12 @@ export function expectRecord(
   expectEqual(meta.sha256, digestOf(expected.data), `${what}: sha256 of the bytes put`);
   expectEqual(meta.createdAt, expected.createdAt, `${what}: createdAt (as the put reply said)`);
   expectSameJson(meta.metadata, expected.metadata, `${what}: metadata`);
+  expectEqual(meta.idempotencyKey, expected.idempotencyKey, `${what}: idempotencyKey`);
   expectEqual(
     Object.keys(meta)
-      .filter((key) => key !== "data")
+      .filter((key) => key !== "data" && !(key === "idempotencyKey" && meta[key] === undefined))
       .sort(),
-    META_KEYS,
+    expected.idempotencyKey === undefined ? META_KEYS : [...META_KEYS, "idempotencyKey"].sort(),
     `${what}: the record's fields`,
   );
 }
