@@ -38,6 +38,11 @@ export function describeBytes(data: Uint8Array): string {
   return data.byteLength === 0 ? "0 bytes" : `${data.byteLength} bytes ${hexPrefix(data)}`;
 }
 
+/** The largest size generated for a service: three blocks and a byte, or its maxArtifactBytes. */
+export function largestPut(maxArtifactBytes: number | undefined): number {
+  return Math.min(3 * B + 1, maxArtifactBytes ?? Number.POSITIVE_INFINITY);
+}
+
 /** Block boundaries and their neighbours, where truncation and digest bugs hide. */
 export const BOUNDARY_SIZES: readonly number[] = Object.freeze([
   B - 1,
@@ -58,7 +63,10 @@ export function sizeArb(maxSize = 3 * B + 1): fc.Arbitrary<number> {
     fc.integer({ min: Math.min(min, maxSize), max: Math.min(max, maxSize) });
   const boundaries = BOUNDARY_SIZES.filter((size) => size <= maxSize);
   return fc.oneof(
-    { arbitrary: fc.constantFrom(0, 1, 20, 21, 32, 64), weight: 3 },
+    {
+      arbitrary: fc.constantFrom(...[0, 1, 20, 21, 32, 64].filter((s) => s <= maxSize)),
+      weight: 3,
+    },
     { arbitrary: decade(2, 64), weight: 3 },
     { arbitrary: decade(65, 1024), weight: 2 },
     { arbitrary: decade(1025, 16 * 1024), weight: 2 },

@@ -12,10 +12,12 @@ import {
   readAllNames,
   readAllVersions,
 } from "../observe.js";
+import { largestPut } from "../payload.js";
 
 /** put, get and head round-trip every field, for data of every generated size. */
 async function roundTrip({ service, property }: LawContext) {
-  await property([nameArb, putInputArb()], async (name, input) => {
+  const bound = service.capabilities().quotas.bounds.maxArtifactBytes;
+  await property([nameArb, putInputArb(largestPut(bound))], async (name, input) => {
     const scope = freshScope("round-trip");
     const data = input.payload.bytes;
     const sent = data.slice();

@@ -8,7 +8,7 @@ import { readAllNames, readAllVersions } from "../observe.js";
 // different scopes to one key. These scopes join to the same string under each separator.
 
 /** Separators an adapter might join ids with; NUL is excluded since ids may not hold it. */
-const SEPARATORS = ["/", ":", "|", "-", "_", ".", " ", "\\", ",", "\u0001", "%2F", "::", "/s/"];
+const SEPARATORS = ["/", ":", "|", "\\", ".", "\u0001", "%2F", "::"];
 
 /** Scopes whose ids join to the same text under `sep`, across and within kinds. */
 function collidingScopes(sep: string): Scope[] {

@@ -6,13 +6,13 @@ import { hasTransfer } from "../../transfer.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
 import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
-import { bytesArb, seededBytes } from "../payload.js";
+import { bytesArb, largestPut, seededBytes } from "../payload.js";
 import { B, download, multiBlockSize, NAME, readToEnd } from "./transfer-support.js";
 
 /** A download concatenates to the get, within and across blocks. */
 async function downloadEqualsGet({ transfer: service, property }: LawContext) {
   await property(
-    [bytesArb()],
+    [bytesArb(largestPut(service.capabilities().quotas.bounds.maxArtifactBytes))],
     async (data) => {
       const scope = freshScope("download");
       await service.put(scope, NAME, data);
@@ -45,7 +45,7 @@ async function downloadEqualsGet({ transfer: service, property }: LawContext) {
 async function rangeEqualsSlice({ transfer: service, property }: LawContext) {
   await property(
     [
-      bytesArb().chain((data) =>
+      bytesArb(largestPut(service.capabilities().quotas.bounds.maxArtifactBytes)).chain((data) =>
         fc.tuple(
           fc.constant(data),
           fc.nat({ max: data.byteLength }),
