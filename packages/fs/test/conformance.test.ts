@@ -3,4 +3,4 @@ import { fsSubjects } from "../src/testing.js";
 
 // Every subject lives in its own directory under os.tmpdir(); reopen is a new instance on
 // the same root, corrupt flips a byte of a data file, cleanup removes the directory.
-describeArtifactService("fs", { ...fsSubjects(), numRuns: 100 });
+describeArtifactService("fs", { ...fsSubjects(), numRuns: 50 });

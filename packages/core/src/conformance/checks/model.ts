@@ -12,6 +12,8 @@ async function sequencesMatchTheModel({ hooks, fresh, property, options }: LawCo
     fresh((holder) =>
       fc.asyncModelRun(() => ({ model: new ReferenceModel(), real: holder }), commands),
     ),
+    // Half the runs: each is a sequence of up to 60 commands, not one call.
+    { scale: 1 / 2, min: 10 },
   );
 }
 
