@@ -24,9 +24,10 @@ export class StaleLatest extends ForwardingService {
     return meta;
   }
   override async get(scope: Scope, name: string, options?: GetOptions) {
+    const real = await this.inner.get(scope, name, options); // errors as the adapter's
     const cached = this.#lastPut.get(slotKey(scope, name));
     const latest = options?.version === undefined || options.version === "latest";
-    return latest && cached ? cached : this.inner.get(scope, name, options);
+    return latest && cached ? cached : real;
   }
 }
 

@@ -12,7 +12,28 @@ import {
   StaleLatest,
   Utf16Order,
 } from "./broken.js";
+import {
+  CopiesBufferLate,
+  CreatedAtOnRead,
+  EmptyDataBecomesNul,
+  IgnoresIdempotencyKey,
+  JoinsScopeIds,
+  KeepsCallerMetadata,
+  SharesHeadRecords,
+  ShaWrongAbove20Bytes,
+  TruncatesAtBlockBoundary,
+} from "./records.js";
 import { RenumberingService } from "./renumbering.js";
+import {
+  DeleteFreesNoRoom,
+  EmptyPageWithCursor,
+  ListShowsDeletedVersions,
+  NameCursorRestarts,
+  StaleHeadLatest,
+  TransferOutlivesClose,
+  VersionCursorRestarts,
+  VersionPagesUncapped,
+} from "./state.js";
 import { AbortPublishes, KeepsLentChunks, RangeOffByOne } from "./transfer.js";
 
 export interface Mutant {
@@ -33,16 +54,60 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'delete("all") resets the version high-water',
     make: (o) => new RenumberingService(memory(o), (_live, counter) => counter + 1, true),
   },
+  {
+    name: "reports a wrong sha256 for data over 20 bytes",
+    make: (o) => new ShaWrongAbove20Bytes(memory(o)),
+  },
   { name: "latest ignores deletion", make: (o) => new StaleLatest(memory(o)) },
+  { name: "head(latest) ignores deletion", make: (o) => new StaleHeadLatest(memory(o)) },
+  {
+    name: "list() shows versions deleted by number",
+    make: (o) => new ListShowsDeletedVersions(memory(o)),
+  },
   { name: "leaks an artifact into another scope", make: (o) => new LeaksAcrossScopes(memory(o)) },
+  { name: 'keys scopes by ids joined with "/"', make: (o) => new JoinsScopeIds(memory(o)) },
   { name: "accepts a .. segment", make: (o) => new AcceptsDotDot(memory(o)) },
   { name: "drops metadata", make: (o) => new DropsMetadata(memory(o)) },
+  { name: "stamps createdAt on every read", make: (o) => new CreatedAtOnRead(memory(o)) },
+  {
+    name: "truncates data at a block boundary",
+    make: (o) => new TruncatesAtBlockBoundary(memory(o)),
+  },
+  { name: "stores empty data as one NUL byte", make: (o) => new EmptyDataBecomesNul(memory(o)) },
   { name: "inclusive cursor", make: (o) => new InclusiveCursor(memory(o)) },
   { name: "skips an item at a page boundary", make: (o) => new SkipsAtPageBoundary(memory(o)) },
+  {
+    name: "a deleted name cursor restarts the listing",
+    make: (o) => new NameCursorRestarts(memory(o)),
+  },
+  {
+    name: "a deleted version cursor restarts the listing",
+    make: (o) => new VersionCursorRestarts(memory(o)),
+  },
+  {
+    name: "an empty page that still has a cursor",
+    make: (o) => new EmptyPageWithCursor(memory(o)),
+  },
+  { name: "listVersions ignores maxPageLimit", make: (o) => new VersionPagesUncapped(memory(o)) },
   { name: "wrong sort order for astral names", make: (o) => new Utf16Order(memory(o)) },
   { name: "publishes after the deadline", make: (o) => new PublishesAfterDeadline(memory(o)) },
   { name: "mutable stored bytes", make: (o) => new MutableStoredBytes(memory(o)) },
+  { name: "shares head records with the store", make: (o) => new SharesHeadRecords(memory(o)) },
+  { name: "keeps the caller's metadata object", make: (o) => new KeepsCallerMetadata(memory(o)) },
+  { name: "copies the caller's buffer a turn late", make: (o) => new CopiesBufferLate(memory(o)) },
+  {
+    name: "ignores the idempotency key",
+    make: (o) => new IgnoresIdempotencyKey(memory(o)),
+  },
   { name: "quota off by one", make: (o) => new QuotaOffByOne(memory(o)) },
+  {
+    name: "a delete frees no room under maxScopeBytes",
+    make: (o) => new DeleteFreesNoRoom(memory(o)),
+  },
+  {
+    name: "streaming transfer outlives close()",
+    make: (o) => new TransferOutlivesClose(memory(o)),
+  },
   { name: "serves byte ranges one byte late", make: (o) => new RangeOffByOne(memory(o)) },
   { name: "publishes an aborted upload", make: (o) => new AbortPublishes(memory(o)) },
   { name: "keeps a lent upload chunk", make: (o) => new KeepsLentChunks(memory(o)) },

@@ -1,14 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { ArtifactService } from "@artifact-kit/core";
-import {
-  type ArtifactServiceConformanceOptions,
-  flipFileByte,
-} from "@artifact-kit/core/conformance";
-import { FsArtifactService, fsArtifactPaths } from "@artifact-kit/fs";
-import { GcsArtifactService, type GcsArtifactServiceBounds as GcsBounds } from "@artifact-kit/gcs";
 import type { Bucket } from "@google-cloud/storage";
 import { inject } from "vitest";
 
@@ -17,40 +7,6 @@ declare module "vitest" {
     gcsEndpoint: string;
   }
 }
-
-type Subjects = Pick<
-  ArtifactServiceConformanceOptions,
-  "create" | "reopen" | "createBounded" | "corruptData"
->;
-
-type FsBounds = Omit<Parameters<typeof FsArtifactService.open>[0], "root">;
-
-/** A fresh root per subject. */
-const fsSubject = (bounds: FsBounds) => async () => {
-  const root = await mkdtemp(join(tmpdir(), "matrix-fs-"));
-  return {
-    service: await FsArtifactService.open({ root, ...bounds }),
-    cleanup: () => rm(root, { recursive: true, force: true }),
-  };
-};
-
-/** fs: reopen is a new service on the same root; the bounded one has tiny ceilings. */
-export const fsSubjects: Subjects = {
-  create: fsSubject({}),
-  createBounded: fsSubject({
-    maxScanEntries: 12,
-    maxArtifactBytes: 4096,
-    maxPageLimit: 3,
-    legacyListLimit: 4,
-  }),
-  reopen: async (old) => FsArtifactService.open({ root: (old as FsArtifactService).root }),
-  corruptData: (service, meta, offset) =>
-    flipFileByte(
-      fsArtifactPaths((service as FsArtifactService).root, meta.scope, meta.name, meta.version)
-        .data,
-      offset,
-    ),
-};
 
 // @google-cloud/storage 8 needs Node 22; 7.22 is the peer proven on Node 20.
 const onNode22OrLater = Number(process.versions.node.split(".")[0]) >= 22;
@@ -63,36 +19,20 @@ export const storageClient = onNode22OrLater
   ? "@google-cloud/storage 8"
   : "@google-cloud/storage 7.22";
 
+const client = () => new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
+
 /**
- * gcs on fake-gcs-server: one bucket per subject; reopen is a new client and service on the
- * same bucket, as another host would be.
+ * A new bucket on fake-gcs-server, and how to open it through a new client each time (as
+ * another host would). Both client majors are structurally one Bucket; the adapter is typed
+ * against 7.22's.
  */
-export function gcsSubjects(): Subjects {
-  const placements = new WeakMap<ArtifactService, { bucketName: string; bounds: GcsBounds }>();
-  const open = (bucketName: string, bounds: GcsBounds) => {
-    const storage = new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
-    // Both client majors are structurally one Bucket; the adapter is typed against 7.22's.
-    const bucket = storage.bucket(bucketName) as unknown as Bucket;
-    const service = new GcsArtifactService({ bucket, ...bounds });
-    placements.set(service, { bucketName, bounds });
-    return service;
-  };
-  const subject = (bounds: GcsBounds) => async () => {
-    const storage = new Storage({ apiEndpoint: inject("gcsEndpoint"), projectId: "matrix" });
-    const name = `matrix-${randomUUID()}`;
-    // A create retried after a lost response answers 409: the name is fresh, so it is ours.
-    await storage.createBucket(name).catch((error: unknown) => {
+export async function matrixBucket(): Promise<() => Bucket> {
+  const name = `matrix-${randomUUID()}`;
+  // A create retried after a lost response answers 409: the name is fresh, so it is ours.
+  await client()
+    .createBucket(name)
+    .catch((error: unknown) => {
       if ((error as { code?: unknown } | null)?.code !== 409) throw error;
     });
-    return { service: open(name, bounds) };
-  };
-  return {
-    create: subject({}),
-    createBounded: subject({ maxArtifactBytes: 64, maxPageLimit: 3, legacyListLimit: 5 }),
-    reopen: async (old) => {
-      const placement = placements.get(old);
-      if (!placement) throw new Error("reopen of a service the matrix did not create");
-      return open(placement.bucketName, placement.bounds);
-    },
-  };
+  return () => client().bucket(name) as unknown as Bucket;
 }

@@ -1,15 +1,18 @@
 import { describeArtifactService } from "@artifact-kit/core/conformance";
-import { MemoryArtifactService } from "@artifact-kit/memory";
+import { fsSubjects } from "@artifact-kit/fs/testing";
+import { gcsSubjects } from "@artifact-kit/gcs/testing";
+import { memorySubjects } from "@artifact-kit/memory/testing";
 import { memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
-import { memorySubjects } from "./adapters.js";
-import { fsSubjects, gcsSubjects, storageClient } from "./durable.js";
+import type { Bucket } from "@google-cloud/storage";
+import { beforeAll } from "vitest";
+import { MATRIX_RUNS } from "./adapters.js";
+import { matrixBucket, storageClient } from "./durable.js";
 import { postgresMatrixSubjects } from "./postgres.js";
+import { s3MatrixBucket, s3MatrixSubjects } from "./s3.js";
 
-// Every adapter in the workspace, through the same kit. Durable adapters add `reopen`.
-describeArtifactService("memory", {
-  ...memorySubjects((options) => new MemoryArtifactService(options)),
-  numRuns: 200,
-});
+// Every adapter in the workspace, through the same kit, with the subjects each adapter
+// package exports from its ./testing subpath. Durable adapters add reopen and corrupt.
+describeArtifactService("memory", { ...memorySubjects(), numRuns: MATRIX_RUNS.memory });
 
 // The router over memory: shared (the worker's quotas are global, so the small ones apply)
 // and exact scope (quotas per shard; see packages/sharded/test for its bounded subject).
@@ -24,11 +27,22 @@ describeArtifactService("sharded (exact_scope, memory)", {
   numRuns: 50,
 });
 
-// Durable adapters, with reopen. Their own packages run the kit at full strength with
-// bounded subjects; here they run beside the others on every Node the matrix covers.
-describeArtifactService("fs", { ...fsSubjects, numRuns: 30 });
+// Durable adapters. Their own packages run the kit at full strength; here they run beside
+// the others on every Node the matrix covers.
+describeArtifactService("fs", { ...fsSubjects(), numRuns: MATRIX_RUNS.fs });
+
+let openBucket: () => Bucket;
+beforeAll(async () => {
+  openBucket = await matrixBucket();
+});
 describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
-  ...gcsSubjects(),
+  ...gcsSubjects(() => openBucket()),
   numRuns: 20,
 });
 describeArtifactService("postgres", { ...postgresMatrixSubjects(), numRuns: 20 });
+
+let s3Bucket: string;
+beforeAll(async () => {
+  s3Bucket = await s3MatrixBucket();
+});
+describeArtifactService("s3 on moto", { ...s3MatrixSubjects(() => s3Bucket), numRuns: 10 });

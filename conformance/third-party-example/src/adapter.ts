@@ -11,6 +11,7 @@ import {
   type DeleteSelector,
   defineCapabilities,
   type GetOptions,
+  idempotentVersionDeleted,
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
@@ -24,6 +25,7 @@ import {
   parsePut,
   parseScopeRequest,
   type RequestOptions,
+  replayIdempotentPut,
   type Scope,
   scopeKey,
   sha256Hex,
@@ -33,6 +35,8 @@ import {
 interface Stored {
   highWater: number;
   live: Artifact[];
+  /** Idempotency key -> the version it published, for good (never released). */
+  keys: Map<string, number>;
 }
 
 /**
@@ -71,7 +75,22 @@ export class ExampleMapService implements ArtifactService {
     checkArtifactSize(request.data.byteLength, this.#maxArtifactBytes);
     const bytes = new Uint8Array(request.data);
     const names = this.#names(request.scope, true);
-    const stored = names.get(request.name) ?? { highWater: 0, live: [] };
+    const stored: Stored = names.get(request.name) ?? { highWater: 0, live: [], keys: new Map() };
+    const sha256 = sha256Hex(bytes);
+    const key = request.idempotencyKey;
+    const boundVersion = key === undefined ? undefined : stored.keys.get(key);
+    if (boundVersion !== undefined) {
+      // A retry: core decides the answer, and nothing is written.
+      const bound = stored.live.find((artifact) => artifact.version === boundVersion);
+      if (!bound) idempotentVersionDeleted(boundVersion);
+      const { data: _data, ...meta } = replayIdempotentPut(bound, {
+        size: bytes.byteLength,
+        sha256,
+        mimeType: request.mimeType,
+        metadata: request.metadata,
+      });
+      return meta;
+    }
     request.deadline.check(); // the commit point
     stored.highWater += 1;
     const meta: ArtifactMeta = {
@@ -80,10 +99,12 @@ export class ExampleMapService implements ArtifactService {
       version: stored.highWater,
       mimeType: request.mimeType,
       size: bytes.byteLength,
-      sha256: sha256Hex(bytes),
+      sha256,
       createdAt: Date.now(),
       metadata: request.metadata,
+      ...(key === undefined ? {} : { idempotencyKey: key }),
     };
+    if (key !== undefined) stored.keys.set(key, meta.version);
     stored.live.push({ ...meta, data: bytes });
     names.set(request.name, stored);
     return meta;

@@ -1,38 +1,6 @@
-import type { ArtifactService } from "@artifact-kit/core";
-import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
-import { afterAll } from "vitest";
-import { FsArtifactService, fsArtifactPaths } from "../src/index.js";
-import { tempService } from "./helpers.js";
+import { describeArtifactService } from "@artifact-kit/core/conformance";
+import { fsSubjects } from "../src/testing.js";
 
-// Every subject lives in its own directory under os.tmpdir(); cleanup removes it.
-const cleanups = new Set<() => Promise<void>>();
-afterAll(async () => {
-  await Promise.all([...cleanups].map((cleanup) => cleanup()));
-});
-
-async function subject(options: Parameters<typeof tempService>[0] = {}) {
-  const temp = await tempService(options, "conformance");
-  const cleanup = async () => {
-    cleanups.delete(cleanup);
-    await temp.cleanup();
-  };
-  cleanups.add(cleanup);
-  return { service: temp.service as ArtifactService, cleanup };
-}
-
-describeArtifactService("fs", {
-  create: () => subject(),
-  // A restart: a new instance on the same root, sharing nothing in memory with the old one.
-  reopen: async (old) => FsArtifactService.open({ root: (old as FsArtifactService).root }),
-  // Small enough for the kit to drive every ceiling, page and list limit to its edge.
-  createBounded: () =>
-    subject({ maxScanEntries: 12, maxArtifactBytes: 4096, maxPageLimit: 3, legacyListLimit: 4 }),
-  // Flips one byte of the data file in place, as disk corruption would.
-  corruptData: (service, meta, offset) =>
-    flipFileByte(
-      fsArtifactPaths((service as FsArtifactService).root, meta.scope, meta.name, meta.version)
-        .data,
-      offset,
-    ),
-  numRuns: 100,
-});
+// Every subject lives in its own directory under os.tmpdir(); reopen is a new instance on
+// the same root, corrupt flips a byte of a data file, cleanup removes the directory.
+describeArtifactService("fs", { ...fsSubjects(), numRuns: 50 });

@@ -1,18 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ArtifactService } from "@artifact-kit/core";
-import {
-  describeArtifactService,
-  describeRunStore,
-  flipFileByte,
-} from "@artifact-kit/core/conformance";
-import {
-  FsArtifactService,
-  type FsArtifactServiceOptions,
-  fsArtifactPaths,
-} from "@artifact-kit/fs";
-import { MemoryArtifactService, type MemoryArtifactServiceOptions } from "@artifact-kit/memory";
+import { describeArtifactService, describeRunStore } from "@artifact-kit/core/conformance";
+import { FsArtifactService } from "@artifact-kit/fs";
+import { fsSubjects } from "@artifact-kit/fs/testing";
+import { MemoryArtifactService } from "@artifact-kit/memory";
+import { memorySubjects } from "@artifact-kit/memory/testing";
 import { InMemoryRunStore } from "@artifact-kit/run-store";
 import { withRunStoreTelemetry, withTelemetry } from "../src/index.js";
 import { TelemetryHarness } from "./support/sdk.js";
@@ -29,54 +20,14 @@ function traced(service: ArtifactService, harness = new TelemetryHarness()) {
   });
 }
 
-/** Memory quotas small enough for the kit to drive every bound to its edge (as in the matrix). */
-const SMALL_MEMORY_QUOTAS: MemoryArtifactServiceOptions = {
-  maxArtifactBytes: 4096,
-  maxScopeBytes: 16_384,
-  maxTotalBytes: 32_768,
-  maxScopeArtifacts: 40,
-  maxTotalArtifacts: 100,
-  maxPageLimit: 25,
-  legacyListLimit: 30,
-};
-
 describeArtifactService("withTelemetry(memory)", {
-  create: async () => ({ service: traced(new MemoryArtifactService()) }),
-  createBounded: async () => ({ service: traced(new MemoryArtifactService(SMALL_MEMORY_QUOTAS)) }),
+  ...memorySubjects((options) => traced(new MemoryArtifactService(options))),
   numRuns: 30,
 });
 
-/** The fs service under each wrapper, for reopen and corruption, which need its root. */
-const fsRoots = new WeakMap<ArtifactService, string>();
-
-async function tracedFs(root: string, options: Omit<FsArtifactServiceOptions, "root"> = {}) {
-  const service = traced(await FsArtifactService.open({ ...options, root }));
-  fsRoots.set(service, root);
-  return service;
-}
-
-const fsSubject = (options: Omit<FsArtifactServiceOptions, "root">) => async () => {
-  const root = await mkdtemp(join(tmpdir(), "otel-fs-"));
-  return {
-    service: await tracedFs(root, options),
-    cleanup: () => rm(root, { recursive: true, force: true }),
-  };
-};
-
+// fs's own subjects (reopen and corruption on its root), each service opened through the wrapper.
 describeArtifactService("withTelemetry(fs)", {
-  create: fsSubject({}),
-  createBounded: fsSubject({
-    maxScanEntries: 12,
-    maxArtifactBytes: 4096,
-    maxPageLimit: 3,
-    legacyListLimit: 4,
-  }),
-  reopen: (old) => tracedFs(fsRoots.get(old) as string),
-  corruptData: (service, meta, offset) =>
-    flipFileByte(
-      fsArtifactPaths(fsRoots.get(service) as string, meta.scope, meta.name, meta.version).data,
-      offset,
-    ),
+  ...fsSubjects({ open: async (options) => traced(await FsArtifactService.open(options)) }),
   numRuns: 10,
 });
 

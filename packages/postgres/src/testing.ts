@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
-import {
-  type ArtifactMeta,
-  type ArtifactService,
-  scopeDigest,
-  TRANSFER_BLOCK_BYTES,
-} from "@artifact-kit/core";
-import type { ArtifactServiceConformanceOptions } from "@artifact-kit/core/conformance";
+import { type ArtifactMeta, scopeDigest, TRANSFER_BLOCK_BYTES } from "@artifact-kit/core";
+import type {
+  ArtifactServiceConformanceOptions,
+  ServiceSubject,
+} from "@artifact-kit/core/conformance";
 import type { Pool } from "pg";
 import type { PostgresArtifactServiceBounds } from "./config.js";
 import { PostgresArtifactService } from "./service.js";
@@ -14,12 +12,9 @@ import { PostgresArtifactService } from "./service.js";
 // alike: a schema per subject, reopen as a new pool on the same schema (as another host
 // would be), corruption as a flipped stored byte.
 
-export type PostgresSubjects = Pick<
-  ArtifactServiceConformanceOptions,
-  "create" | "createBounded" | "reopen" | "corruptData"
->;
+export type PostgresSubjects = Pick<ArtifactServiceConformanceOptions, "create" | "createBounded">;
 
-/** Bounds small enough for the kit to drive each to its edge (byte bounds: multiples of 64). */
+/** Small bounds for the kit to drive each to its edge (byte bounds: multiples of 64). */
 export const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Object.freeze({
   maxArtifactBytes: 64,
   maxPageLimit: 3,
@@ -30,60 +25,34 @@ export const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Ob
   maxTotalArtifacts: 30,
 });
 
-interface Placement {
-  readonly pool: Pool;
-  readonly schema: string;
-  readonly bounds: PostgresArtifactServiceBounds;
-}
-
-/** Subjects over pools from `newPool` (each subject and each reopen gets its own). */
+/**
+ * Subjects over pools from `newPool`: each subject is a schema of its own; reopen is a new
+ * pool on the same schema (as another host would be, the previous pool ended); corrupt flips
+ * a stored byte with SQL.
+ */
 export function postgresSubjects(
   newPool: () => Pool,
   small: PostgresArtifactServiceBounds = SMALL_POSTGRES_BOUNDS,
 ): PostgresSubjects {
-  const placements = new WeakMap<ArtifactService, Placement>();
-  const poolsOf = new Map<string, Pool[]>();
-  const open = async (schema: string, bounds: PostgresArtifactServiceBounds, migrate: boolean) => {
-    const pool = newPool();
-    poolsOf.set(schema, [...(poolsOf.get(schema) ?? []), pool]);
-    const service = await PostgresArtifactService.open({ pool, schema, migrate, ...bounds });
-    placements.set(service, { pool, schema, bounds });
-    return service;
-  };
-  const placementOf = (service: ArtifactService): Placement => {
-    const placement = placements.get(service);
-    if (!placement) throw new Error("a service these subjects did not create");
-    return placement;
-  };
-  const subject = (bounds: PostgresArtifactServiceBounds) => async () => {
+  const subject = (bounds: PostgresArtifactServiceBounds) => async (): Promise<ServiceSubject> => {
     const schema = `ak_test_${randomUUID().replaceAll("-", "")}`;
+    let pool = newPool();
+    const service = await PostgresArtifactService.open({ pool, schema, migrate: true, ...bounds });
     return {
-      service: await open(schema, bounds, true),
+      service,
+      reopen: async () => {
+        await pool.end();
+        pool = newPool();
+        return PostgresArtifactService.open({ pool, schema, ...bounds });
+      },
+      corrupt: (meta, offset) => flipStoredByte(pool, schema, meta, offset),
       cleanup: async () => {
-        const cleaner = newPool();
-        await cleaner.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await cleaner.end();
-        // Reopening ended the older pools: only the last one is still open.
-        const live = (poolsOf.get(schema) ?? []).filter((pool) => !pool.ended);
-        await Promise.all(live.map((pool) => pool.end()));
-        poolsOf.delete(schema);
+        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await pool.end();
       },
     };
   };
-  return {
-    create: subject({}),
-    createBounded: subject(small),
-    reopen: async (old) => {
-      const { pool, schema, bounds } = placementOf(old);
-      const reopened = await open(schema, bounds, false);
-      await pool.end();
-      return reopened;
-    },
-    corruptData: async (service, meta, offset) => {
-      const { pool, schema } = placementOf(service);
-      await flipStoredByte(pool, schema, meta, offset);
-    },
-  };
+  return { create: subject({}), createBounded: subject(small) };
 }
 
 /** Flips the stored byte at `offset` of a published version's data, in its block row. */

@@ -106,8 +106,11 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   ): Promise<ArtifactMeta> {
     this.#ensureOpen();
     const r = parsePut(scope, name, data, options);
+    // A private copy before routing awaits anything: the caller may change its buffer while
+    // the put is in flight, and what was passed is what must be stored.
+    const bytes = new Uint8Array(r.data);
     return this.#route(r, "put", (service, deadline) =>
-      service.put(r.scope, r.name, r.data, { ...contentOptions(r), ...deadline }),
+      service.put(r.scope, r.name, bytes, { ...contentOptions(r), ...deadline }),
     );
   }
 

@@ -1,6 +1,7 @@
 import { type ArtifactMeta, type ArtifactService, scopeDigest } from "@artifact-kit/core";
 import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
 import { fsArtifactPaths } from "@artifact-kit/fs";
+import { FS_KNOWN_GAPS } from "@artifact-kit/fs/testing";
 import type { MemoryArtifactServiceOptions } from "@artifact-kit/memory";
 import {
   createArtifactRuntime,
@@ -64,26 +65,23 @@ function corruptShardData(root: string, meta: ArtifactMeta, offset: number) {
 }
 
 // Durable: exact-scope fs workers; reopen is a restarted router on the same root.
-const rootOf = new WeakMap<ArtifactService, string>();
-async function durable(root: string, fs?: FsShardOptions): Promise<ArtifactService> {
-  const service = await createArtifactRuntime("durable_local", { root, ...(fs ? { fs } : {}) });
-  rootOf.set(service, root);
-  return service;
-}
+const durable = (root: string, fs?: FsShardOptions): Promise<ArtifactService> =>
+  createArtifactRuntime("durable_local", { root, ...(fs ? { fs } : {}) });
+
+const durableSubject = (fs?: FsShardOptions) => async () => {
+  const root = await tempRoot();
+  return {
+    service: await durable(root, fs),
+    reopen: () => durable(root, fs),
+    corrupt: (meta: ArtifactMeta, offset: number) => corruptShardData(root, meta, offset),
+  };
+};
 
 describeArtifactService("sharded (durable_local, fs)", {
-  create: async () => ({ service: await durable(await tempRoot()) }),
-  reopen: (old) => durable(rootOf.get(old) as string),
+  create: durableSubject(),
   // Small item, page and list limits; the fs ceilings stay large, since per shard the
   // scope ceiling bounds one worker, not the router (see the README).
-  createBounded: async () => ({
-    service: await durable(await tempRoot(), {
-      maxArtifactBytes: 4096,
-      maxPageLimit: 3,
-      legacyListLimit: 4,
-    }),
-  }),
-  corruptData: (service, meta, offset) =>
-    corruptShardData(rootOf.get(service) as string, meta, offset),
+  createBounded: durableSubject({ maxArtifactBytes: 4096, maxPageLimit: 3, legacyListLimit: 4 }),
+  knownGaps: FS_KNOWN_GAPS,
   numRuns: 25,
 });

@@ -1,4 +1,9 @@
-import type { ArtifactService, ArtifactTransfer, Capabilities } from "@artifact-kit/core";
+import {
+  type ArtifactService,
+  type ArtifactTransfer,
+  type Capabilities,
+  closedError,
+} from "@artifact-kit/core";
 import { type BufferingOptions, bufferedTransfer } from "../src/buffered.js";
 
 /**
@@ -33,5 +38,18 @@ export function servedByBuffering(
     ...plain.capabilities(),
     transfer: Object.freeze({ streamingUpload: true, streamingDownload: true, byteRanges: true }),
   });
-  return { ...plain, ...bufferedTransfer(plain, buffering), capabilities: () => capabilities };
+  const transfer = bufferedTransfer(plain, buffering);
+  // Like any adapter, it refuses to open a transfer once closed (the kit checks it).
+  let closed = false;
+  const ifOpen = <T>(open: () => Promise<T>) => (closed ? Promise.reject(closedError()) : open());
+  return {
+    ...plain,
+    capabilities: () => capabilities,
+    openUpload: (...args) => ifOpen(() => transfer.openUpload(...args)),
+    openDownload: (...args) => ifOpen(() => transfer.openDownload(...args)),
+    close: () => {
+      closed = true;
+      return plain.close();
+    },
+  };
 }

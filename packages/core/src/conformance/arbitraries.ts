@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { DEFAULT_MIME_TYPE } from "../limits.js";
 import type { JsonObject, JsonValue, Scope } from "../types.js";
+import type { PutInput } from "./commands.js";
+import { payloadArb } from "./payload.js";
 
 /**
  * Scopes that collide on purpose: the same ids at every kind, ids containing "/" that a
@@ -60,8 +62,6 @@ export const metadataArb: fc.Arbitrary<JsonObject> = fc.dictionary(
   { maxKeys: 4 },
 );
 
-export const dataArb = (maxLength: number) => fc.uint8Array({ maxLength });
-
 /** One valid name segment: any well-formed text without "/", NUL, and not "." or "..". */
 export const segmentArb = fc
   .string({ minLength: 1, maxLength: 6, unit: "binary" })
@@ -70,21 +70,20 @@ export const segmentArb = fc
 /** Valid names of one to three segments, from the whole Unicode range. */
 export const nameArb = fc.array(segmentArb, { minLength: 1, maxLength: 3 }).map((s) => s.join("/"));
 
-export interface PutInput {
-  data: Uint8Array;
-  mimeType: string | undefined;
-  metadata: JsonObject | undefined;
-}
-
-export const putInputArb = (maxLength: number): fc.Arbitrary<PutInput> =>
+/** What one put sends: bytes on a log scale of sizes, and optional mimeType and metadata. */
+export const putInputArb = (maxSize?: number): fc.Arbitrary<PutInput> =>
   fc.record({
-    data: dataArb(maxLength),
+    payload: payloadArb(maxSize),
     mimeType: fc.option(mimeTypeArb, { nil: undefined }),
     metadata: fc.option(metadataArb, { nil: undefined }),
+    scribbleInFlight: fc.boolean(),
   });
 
 /** Options for a put of `input`, leaving absent fields out (exactOptionalPropertyTypes). */
-export function putOptionsOf(input: PutInput): { mimeType?: string; metadata?: JsonObject } {
+export function putOptionsOf(input: Pick<PutInput, "mimeType" | "metadata">): {
+  mimeType?: string;
+  metadata?: JsonObject;
+} {
   return {
     ...(input.mimeType === undefined ? {} : { mimeType: input.mimeType }),
     ...(input.metadata === undefined ? {} : { metadata: input.metadata }),

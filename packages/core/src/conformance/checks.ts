@@ -1,34 +1,57 @@
-import type { ConformanceCheck } from "./check.js";
-import { boundChecks } from "./checks/bounds.js";
-import { deadlineChecks } from "./checks/deadlines.js";
-import { lawChecks } from "./checks/laws.js";
-import { lifecycleChecks } from "./checks/lifecycle.js";
-import { modelChecks } from "./checks/model.js";
-import { raceChecks } from "./checks/races.js";
-import { transferChecks } from "./checks/transfer.js";
-import { validationChecks } from "./checks/validation.js";
+import { bindLaw, type ConformanceCheck, type Law } from "./check.js";
+import { aliasingLaws } from "./checks/aliasing.js";
+import { boundLaws } from "./checks/bounds.js";
+import { cursorLaws } from "./checks/cursors.js";
+import { deadlineLaws } from "./checks/deadlines.js";
+import { idempotencyLaws } from "./checks/idempotency.js";
+import { basicLaws } from "./checks/laws.js";
+import { lifecycleLaws } from "./checks/lifecycle.js";
+import { modelLaws } from "./checks/model.js";
+import { raceLaws } from "./checks/races.js";
+import { scopeLaws } from "./checks/scopes.js";
+import { stateLaws } from "./checks/state.js";
+import { downloadLaws } from "./checks/transfer-download.js";
+import { uploadLaws } from "./checks/transfer-upload.js";
+import { validationLaws } from "./checks/validation.js";
 import type { ArtifactServiceConformanceOptions } from "./subject.js";
 
-/** Every check of the artifact-service contract, in the order they are reported. */
+/** Every law of the artifact-service contract, in the order they are reported. */
+export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
+  // Fixed laws first, cheapest first, so a broken adapter is told quickly; the model-based
+  // sequences, which find what no fixed law names, run last.
+  ...lifecycleLaws,
+  ...stateLaws,
+  ...aliasingLaws,
+  ...idempotencyLaws,
+  ...scopeLaws,
+  ...cursorLaws,
+  ...validationLaws,
+  ...basicLaws,
+  ...boundLaws,
+  ...uploadLaws,
+  ...downloadLaws,
+  ...deadlineLaws,
+  ...raceLaws,
+  ...modelLaws,
+]);
+
+/**
+ * Every check of the contract bound to the subjects in `options` (only those matching
+ * `options.only`, when given). `subjectName` goes into each failure's replay line.
+ */
 export function artifactServiceChecks(
   options: ArtifactServiceConformanceOptions,
+  subjectName = "my-adapter",
 ): ConformanceCheck[] {
-  return [
-    ...lifecycleChecks(options),
-    ...lawChecks(options),
-    ...validationChecks(options),
-    ...modelChecks(options),
-    ...raceChecks(options),
-    ...deadlineChecks(options),
-    ...boundChecks(options),
-    ...transferChecks(options),
-  ];
+  return ARTIFACT_SERVICE_LAWS.map((law) => bindLaw(law, options, subjectName)).filter(
+    (check) => options.only === undefined || check.name.includes(options.only),
+  );
 }
 
 export interface CheckResult {
   name: string;
   status: "passed" | "failed" | "skipped";
-  /** The failure (with fast-check's seed and shrunk counterexample) or the skip reason. */
+  /** The failure report (law, counterexample, reason, replay line) or the skip reason. */
   detail?: string;
 }
 

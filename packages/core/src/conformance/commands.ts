@@ -1,27 +1,54 @@
-import fc from "fast-check";
-import type { ArtifactService, Scope } from "../types.js";
-import {
-  COLLIDING_NAMES,
-  COLLIDING_SCOPES,
-  type PutInput,
-  putInputArb,
-  putOptionsOf,
-} from "./arbitraries.js";
-import { expectArtifactError, expectEqual, expectTrue } from "./expect.js";
+import { inspect } from "node:util";
+import type fc from "fast-check";
+import { DEFAULT_MIME_TYPE } from "../limits.js";
+import type { ArtifactService, JsonObject, Scope } from "../types.js";
+import { expectArtifactError, expectEqual, expectTrue, fail } from "./expect.js";
 import { byUtf8Bytes, type ModelVersion, type ReferenceModel } from "./model.js";
-import { expectArtifact, expectRecord, readAllNames, readAllVersions } from "./observe.js";
-import type { ServiceHolder } from "./subject.js";
+import {
+  expectArtifact,
+  expectPlausibleCreatedAt,
+  expectRecord,
+  readAllNames,
+  readAllVersions,
+  scribble,
+} from "./observe.js";
+import type { Payload } from "./payload.js";
+import { reopenHolder, type ServiceHolder } from "./subject.js";
 
-type Command = fc.AsyncCommand<ReferenceModel, ServiceHolder>;
+// The commands of the model-based check. Each checks every field of every reply against the
+// model, then scribbles on what it was given (the store must not notice), and each call gets
+// its own copy of the scope, so a store that keeps the caller's objects is caught too.
 
-const scopeLabel = (scope: Scope) => JSON.stringify(Object.values(scope));
+export type Command = fc.AsyncCommand<ReferenceModel, ServiceHolder>;
 
-/** A version chosen after the model is known: any allocated one (live or deleted) or the next. */
-function pickVersion(model: ReferenceModel, scope: Scope, name: string, pick: number): number {
-  return (pick % (model.highWater(scope, name) + 1)) + 1;
+const label = (scope: Scope) => JSON.stringify(Object.values(scope));
+const copy = (scope: Scope): Scope => ({ ...scope });
+const show = (value: unknown) =>
+  inspect(value, { depth: 8, breakLength: Number.POSITIVE_INFINITY });
+
+/** A version chosen once the model is known, so shrinking keeps it meaningful. */
+export type VersionPick =
+  | { top: number } // the k-th version below the high-water (0: the last allocated)
+  | { any: number }; // any allocated version (live or deleted), or the next one
+
+function resolvePick(model: ReferenceModel, scope: Scope, name: string, pick: VersionPick) {
+  const highWater = model.highWater(scope, name);
+  if ("top" in pick) return Math.max(1, highWater - pick.top);
+  return (pick.any % (highWater + 1)) + 1;
 }
 
-abstract class ScopedCommand implements Command {
+const showPick = (pick: VersionPick | "latest" | "all") =>
+  typeof pick === "string" ? pick : "top" in pick ? `high-water - ${pick.top}` : `pick ${pick.any}`;
+
+export interface PutInput {
+  payload: Payload;
+  mimeType: string | undefined;
+  metadata: JsonObject | undefined;
+  /** Scribble on the caller's buffer and metadata before the put resolves, not after. */
+  scribbleInFlight: boolean;
+}
+
+abstract class TargetCommand implements Command {
   constructor(
     readonly scope: Scope,
     readonly name: string,
@@ -31,9 +58,12 @@ abstract class ScopedCommand implements Command {
   }
   abstract run(model: ReferenceModel, real: ServiceHolder): Promise<void>;
   abstract toString(): string;
+  protected get target() {
+    return `${label(this.scope)}, ${JSON.stringify(this.name)}`;
+  }
 }
 
-class PutCommand extends ScopedCommand {
+export class PutCommand extends TargetCommand {
   constructor(
     scope: Scope,
     name: string,
@@ -42,96 +72,116 @@ class PutCommand extends ScopedCommand {
     super(scope, name);
   }
   async run(model: ReferenceModel, real: ServiceHolder) {
-    const meta = await real.service.put(
-      this.scope,
-      this.name,
-      this.input.data,
-      putOptionsOf(this.input),
-    );
+    const { input } = this;
+    const data = input.payload.bytes;
+    const sent = data.slice();
+    const metadata = input.metadata === undefined ? undefined : structuredClone(input.metadata);
+    const options = {
+      ...(input.mimeType === undefined ? {} : { mimeType: input.mimeType }),
+      ...(metadata === undefined ? {} : { metadata }),
+    };
+    const startedAt = Date.now();
+    const bound = real.service.capabilities().quotas.bounds.maxArtifactBytes;
+    const pending = real.service.put(copy(this.scope), this.name, sent, options);
+    if (input.scribbleInFlight) scribble([sent, metadata]);
+    if (bound !== undefined && sent.byteLength > bound) {
+      await expectArtifactError(() => pending, "artifact_too_large", `${this}`);
+      return;
+    }
+    const meta = await pending;
+    scribble([sent, metadata]);
     const highWater = model.highWater(this.scope, this.name);
     expectTrue(
       Number.isSafeInteger(meta.version) && meta.version > highWater,
-      `put allocated version ${meta.version}, not above the high-water ${highWater}`,
+      `${this}: version: expected above the high-water ${highWater}, got ${meta.version}`,
     );
     const expected: ModelVersion = {
       version: meta.version,
-      data: this.input.data,
-      mimeType: this.input.mimeType ?? "application/octet-stream",
-      metadata: this.input.metadata ?? {},
+      data,
+      mimeType: input.mimeType ?? DEFAULT_MIME_TYPE,
+      metadata: input.metadata ?? {},
+      createdAt: expectPlausibleCreatedAt(meta, startedAt, `${this}`),
     };
-    expectRecord(meta, this.scope, this.name, expected, "put reply");
+    expectRecord(meta, this.scope, this.name, expected, `${this} reply`);
     model.record(this.scope, this.name, expected);
+    scribble(meta);
   }
   toString() {
-    return `put(${scopeLabel(this.scope)}, ${JSON.stringify(this.name)}, ${this.input.data.byteLength} bytes)`;
+    const { input } = this;
+    return `put(${this.target}, ${input.payload}, mimeType ${show(input.mimeType)}, metadata ${show(input.metadata)}${input.scribbleInFlight ? ", caller scribbles in flight" : ""})`;
   }
 }
 
-class ReadCommand extends ScopedCommand {
+export class ReadCommand extends TargetCommand {
   constructor(
     scope: Scope,
     name: string,
-    readonly pick: number | "latest",
+    readonly pick: VersionPick | "latest",
     readonly withData: boolean,
   ) {
     super(scope, name);
   }
   async run(model: ReferenceModel, real: ServiceHolder) {
     const version =
-      this.pick === "latest" ? "latest" : pickVersion(model, this.scope, this.name, this.pick);
+      this.pick === "latest" ? "latest" : resolvePick(model, this.scope, this.name, this.pick);
     const expected =
       version === "latest"
         ? model.latest(this.scope, this.name)
         : model.find(this.scope, this.name, version);
-    const service = real.service;
+    model.noteRead(this.scope, this.name);
+    const { service } = real;
+    const what = `${this} (version ${version})`;
     const read = () =>
       this.withData
-        ? service.get(this.scope, this.name, { version })
-        : service.head(this.scope, this.name, { version });
+        ? service.get(copy(this.scope), this.name, { version })
+        : service.head(copy(this.scope), this.name, { version });
     if (!expected) {
-      await expectArtifactError(read, "not_found", `${this} of version ${version}`);
+      await expectArtifactError(read, "not_found", what);
       return;
     }
-    if (this.withData) {
-      const artifact = await service.get(this.scope, this.name, { version });
-      expectArtifact(artifact, this.scope, this.name, expected, `${this}`);
-    } else {
-      const meta = await service.head(this.scope, this.name, { version });
-      expectTrue(!("data" in meta), "head returned data");
-      expectRecord(meta, this.scope, this.name, expected, `${this}`);
+    const record = await read();
+    if (this.withData) expectArtifact(record as never, this.scope, this.name, expected, what);
+    else {
+      expectTrue(!("data" in record), `${what}: head returned data`);
+      expectRecord(record, this.scope, this.name, expected, what);
     }
+    scribble(record);
   }
   toString() {
-    const op = this.withData ? "get" : "head";
-    return `${op}(${scopeLabel(this.scope)}, ${JSON.stringify(this.name)}, ${this.pick === "latest" ? "latest" : `pick ${this.pick}`})`;
+    return `${this.withData ? "get" : "head"}(${this.target}, ${showPick(this.pick)})`;
   }
 }
 
-class DeleteCommand extends ScopedCommand {
+export class DeleteCommand extends TargetCommand {
   constructor(
     scope: Scope,
     name: string,
-    readonly pick: number | "latest" | "all",
+    readonly pick: VersionPick | "latest" | "all",
   ) {
     super(scope, name);
   }
   async run(model: ReferenceModel, real: ServiceHolder) {
     const selector =
-      typeof this.pick === "number"
-        ? pickVersion(model, this.scope, this.name, this.pick)
-        : this.pick;
+      typeof this.pick === "string"
+        ? this.pick
+        : resolvePick(model, this.scope, this.name, this.pick);
     const removed = model.delete(this.scope, this.name, selector);
-    const remove = () => real.service.delete(this.scope, this.name, selector);
-    if (removed === 0)
-      await expectArtifactError(remove, "not_found", `delete ${selector} of nothing live`);
-    else await remove();
+    const remove = () => real.service.delete(copy(this.scope), this.name, selector);
+    const what = `${this} (selector ${selector})`;
+    if (removed === 0) await expectArtifactError(remove, "not_found", `${what} of nothing live`);
+    else {
+      const result = await remove().catch((error: unknown) =>
+        fail(`${what}: expected success, got ${show(error)}`),
+      );
+      expectEqual(result, undefined, `${what}: the reply`);
+    }
   }
   toString() {
-    return `delete(${scopeLabel(this.scope)}, ${JSON.stringify(this.name)}, ${typeof this.pick === "number" ? `pick ${this.pick}` : this.pick})`;
+    return `delete(${this.target}, ${showPick(this.pick)})`;
   }
 }
 
-class ListNamesCommand implements Command {
+export class ListNamesCommand implements Command {
   constructor(
     readonly scope: Scope,
     readonly limit: number,
@@ -142,63 +192,94 @@ class ListNamesCommand implements Command {
   }
   async run(model: ReferenceModel, real: ServiceHolder) {
     const all = model.names(this.scope);
+    for (const name of all) model.noteRead(this.scope, name);
     if (this.cursor === undefined) {
-      expectEqual(await readAllNames(real.service, this.scope, this.limit), all, `${this}`);
+      expectEqual(await readAllNames(real.service, copy(this.scope), this.limit), all, `${this}`);
       return;
     }
     const cursor = this.cursor;
     const after = all.filter((name) => byUtf8Bytes(name, cursor) > 0);
-    const page = await real.service.listNames(this.scope, { limit: this.limit, cursor });
+    const page = await real.service.listNames(copy(this.scope), { limit: this.limit, cursor });
     expectEqual([...page.items], after.slice(0, this.limit), `${this}: the names after the cursor`);
     const more = after.length > this.limit;
     expectEqual(page.nextCursor, more ? page.items.at(-1) : undefined, `${this}: nextCursor`);
+    scribble(page);
   }
   toString() {
-    return `listNames(${scopeLabel(this.scope)}, limit ${this.limit}${this.cursor === undefined ? "" : `, after ${JSON.stringify(this.cursor)}`})`;
+    return `listNames(${label(this.scope)}, limit ${this.limit}${this.cursor === undefined ? "" : `, cursor ${JSON.stringify(this.cursor)}`})`;
   }
 }
 
-class ListVersionsCommand extends ScopedCommand {
+export class ListVersionsCommand extends TargetCommand {
   constructor(
     scope: Scope,
     name: string,
     readonly limit: number,
+    readonly cursor: VersionPick | undefined,
   ) {
     super(scope, name);
   }
   async run(model: ReferenceModel, real: ServiceHolder) {
-    const expected = model.live(this.scope, this.name);
-    const versions = await readAllVersions(real.service, this.scope, this.name, this.limit);
+    model.noteRead(this.scope, this.name);
+    const live = model.live(this.scope, this.name);
+    const cursor =
+      this.cursor === undefined
+        ? undefined
+        : resolvePick(model, this.scope, this.name, this.cursor);
+    const after = live.filter((v) => cursor === undefined || v.version > cursor);
+    // One page after a cursor; every page (checked on the way) without one.
+    const expected = cursor === undefined ? after : after.slice(0, this.limit);
+    const what = `${this}${cursor === undefined ? "" : ` (cursor ${cursor})`}`;
+    const versions =
+      cursor === undefined
+        ? await readAllVersions(real.service, copy(this.scope), this.name, this.limit)
+        : await this.#pageAfter(real.service, cursor, after.length, what);
     expectEqual(
       versions.map((v) => v.version),
       expected.map((v) => v.version),
-      `${this}: versions`,
+      `${what}: versions`,
     );
     versions.forEach((meta, i) => {
-      expectRecord(meta, this.scope, this.name, expected[i] as ModelVersion, `${this}`);
+      expectRecord(meta, this.scope, this.name, expected[i] as ModelVersion, what);
     });
+    scribble(versions);
+  }
+  async #pageAfter(service: ArtifactService, cursor: number, remaining: number, what: string) {
+    const page = await service.listVersions(copy(this.scope), this.name, {
+      limit: this.limit,
+      cursor,
+    });
+    for (const item of page.items) expectTrue(!("data" in item), `${what}: a page carries data`);
+    const more = remaining > this.limit;
+    expectEqual(
+      page.nextCursor,
+      more ? page.items.at(-1)?.version : undefined,
+      `${what}: nextCursor`,
+    );
+    return page.items;
   }
   toString() {
-    return `listVersions(${scopeLabel(this.scope)}, ${JSON.stringify(this.name)}, limit ${this.limit})`;
+    return `listVersions(${this.target}, limit ${this.limit}${this.cursor === undefined ? "" : `, cursor ${showPick(this.cursor)}`})`;
   }
 }
 
-class LegacyListCommand implements Command {
+export class LegacyListCommand implements Command {
   constructor(readonly scope: Scope) {}
   check() {
     return true;
   }
   async run(model: ReferenceModel, real: ServiceHolder) {
     const { legacyListLimit } = real.service.capabilities().pagination;
+    for (const name of model.names(this.scope)) model.noteRead(this.scope, name);
     if (model.liveCount(this.scope) > legacyListLimit) {
       await expectArtifactError(
-        () => real.service.list(this.scope),
+        () => real.service.list(copy(this.scope)),
         "result_limit_exceeded",
         `${this}`,
       );
       return;
     }
-    const records = await real.service.list(this.scope);
+    const records = await real.service.list(copy(this.scope));
     const expected = model
       .names(this.scope)
       .flatMap((name) => model.live(this.scope, name).map((v) => ({ name, v })));
@@ -209,51 +290,24 @@ class LegacyListCommand implements Command {
     );
     records.forEach((record, i) => {
       const { name, v } = expected[i] as { name: string; v: ModelVersion };
+      expectTrue(!("data" in record), `${this}: a record carries data`);
       expectRecord(record, this.scope, name, v, `${this}`);
     });
+    scribble(records);
   }
   toString() {
-    return `list(${scopeLabel(this.scope)})`;
+    return `list(${label(this.scope)})`;
   }
 }
 
-class ReopenCommand implements Command {
-  constructor(readonly reopen: (old: ArtifactService) => Promise<ArtifactService>) {}
+export class ReopenCommand implements Command {
   check() {
     return true;
   }
   async run(_model: ReferenceModel, real: ServiceHolder) {
-    await real.service.close();
-    real.service = await this.reopen(real.service);
+    await reopenHolder(real);
   }
   toString() {
     return "reopen()";
   }
-}
-
-/** Random command sequences over colliding scopes and names, with small pages. */
-export function artifactCommands(
-  reopen: ((old: ArtifactService) => Promise<ArtifactService>) | undefined,
-) {
-  const scope = fc.constantFrom(...COLLIDING_SCOPES);
-  const name = fc.constantFrom(...COLLIDING_NAMES);
-  const pick = fc.oneof(fc.constant("latest" as const), fc.nat(20));
-  const limit = fc.integer({ min: 1, max: 4 });
-  const commands: fc.Arbitrary<Command>[] = [
-    fc.tuple(scope, name, putInputArb(48)).map(([s, n, input]) => new PutCommand(s, n, input)),
-    fc.tuple(scope, name, putInputArb(48)).map(([s, n, input]) => new PutCommand(s, n, input)),
-    fc
-      .tuple(scope, name, pick, fc.boolean())
-      .map(([s, n, p, data]) => new ReadCommand(s, n, p, data)),
-    fc
-      .tuple(scope, name, fc.oneof(pick, fc.constant("all" as const)))
-      .map(([s, n, p]) => new DeleteCommand(s, n, p)),
-    fc
-      .tuple(scope, limit, fc.option(name, { nil: undefined }))
-      .map(([s, l, cursor]) => new ListNamesCommand(s, l, cursor)),
-    fc.tuple(scope, name, limit).map(([s, n, l]) => new ListVersionsCommand(s, n, l)),
-    scope.map((s) => new LegacyListCommand(s)),
-  ];
-  if (reopen) commands.push(fc.constant(new ReopenCommand(reopen)));
-  return fc.commands(commands, { maxCommands: 40 });
 }

@@ -2,7 +2,7 @@ import { open } from "node:fs/promises";
 
 /**
  * Flips the byte at `offset` of a file in place, as disk corruption would: the body of a
- * `corruptData` hook for an adapter that keeps each version's data in a file.
+ * subject's `corrupt` hook for an adapter that keeps each version's data in a file.
  */
 export async function flipFileByte(path: string, offset: number): Promise<void> {
   const handle = await open(path, "r+");

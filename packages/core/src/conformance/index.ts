@@ -6,11 +6,30 @@ export {
   nameArb,
   segmentArb,
 } from "./arbitraries.js";
-export { type CheckOutcome, type ConformanceCheck, skipped } from "./check.js";
-export { artifactServiceChecks, type CheckResult, runChecks } from "./checks.js";
+export {
+  type CheckOutcome,
+  type ConformanceCheck,
+  check,
+  type Law,
+  type LawContext,
+  type Need,
+  skip,
+} from "./check.js";
+export {
+  ARTIFACT_SERVICE_LAWS,
+  artifactServiceChecks,
+  type CheckResult,
+  runChecks,
+} from "./checks.js";
 export { flipFileByte } from "./corrupt.js";
 export { describeArtifactService } from "./describe.js";
 export { ConformanceFailure } from "./expect.js";
-export { byUtf8Bytes, ReferenceModel } from "./model.js";
+export { artifactCommands, MAX_COMMANDS } from "./generators.js";
+export { byUtf8Bytes, ModelCoverage, ReferenceModel } from "./model.js";
+export { BOUNDARY_SIZES, bytesArb, seededBytes, sizeArb } from "./payload.js";
 export * from "./run-store/index.js";
-export type { ArtifactServiceConformanceOptions, ServiceSubject } from "./subject.js";
+export type {
+  ArtifactServiceConformanceOptions,
+  ServiceHolder,
+  ServiceSubject,
+} from "./subject.js";

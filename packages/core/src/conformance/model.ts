@@ -3,9 +3,14 @@ import type { JsonObject, Scope } from "../types.js";
 
 export interface ModelVersion {
   version: number;
+  /** The kit's own copy of the bytes it sent: the adapter never sees this buffer. */
   data: Uint8Array;
   mimeType: string;
   metadata: JsonObject;
+  /** As the put reply stated it; every later read must state the same. */
+  createdAt: number;
+  /** The idempotency key the version was put with, if any. */
+  idempotencyKey?: string;
 }
 
 interface ModelName {
@@ -20,9 +25,29 @@ export function byUtf8Bytes(a: string, b: string): number {
   return Buffer.compare(utf8.encode(a), utf8.encode(b));
 }
 
+/**
+ * What a command sequence did to each artifact, so the kit can measure its own generators:
+ * did one artifact see puts, a delete and a read while two or more versions were live?
+ */
+export class ModelCoverage {
+  /** Artifacts read (get, head or listed) while two or more of their versions were live. */
+  readonly readWithTwoLive = new Set<string>();
+  /** Artifacts that lost a version to a delete. */
+  readonly deletedFrom = new Set<string>();
+  largestPut = 0;
+  commands = 0;
+
+  /** True when one artifact was put to, deleted from and read with two versions live. */
+  get multiStep(): boolean {
+    for (const key of this.readWithTwoLive) if (this.deletedFrom.has(key)) return true;
+    return false;
+  }
+}
+
 /** The pure reference model the kit checks every adapter against. */
 export class ReferenceModel {
   readonly #scopes = new Map<string, Map<string, ModelName>>();
+  readonly coverage = new ModelCoverage();
 
   #entry(scope: Scope, name: string): ModelName | undefined {
     return this.#scopes.get(scopeKey(scope))?.get(name);
@@ -55,6 +80,7 @@ export class ReferenceModel {
     entry.highWater = version.version;
     entry.live.push(version);
     names.set(name, entry);
+    this.coverage.largestPut = Math.max(this.coverage.largestPut, version.data.byteLength);
   }
 
   /** Removes what `selector` names and returns how many versions went. */
@@ -65,7 +91,16 @@ export class ReferenceModel {
     if (selector === "all") entry.live = [];
     else if (selector === "latest") entry.live = entry.live.slice(0, -1);
     else entry.live = entry.live.filter((v) => v.version !== selector);
-    return before - entry.live.length;
+    const removed = before - entry.live.length;
+    if (removed > 0) this.coverage.deletedFrom.add(JSON.stringify([scopeKey(scope), name]));
+    return removed;
+  }
+
+  /** Notes a read of (scope, name) for the coverage measure. */
+  noteRead(scope: Scope, name: string): void {
+    if (this.live(scope, name).length >= 2) {
+      this.coverage.readWithTwoLive.add(JSON.stringify([scopeKey(scope), name]));
+    }
   }
 
   names(scope: Scope): string[] {

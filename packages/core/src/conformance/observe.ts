@@ -1,7 +1,8 @@
 import { sameScope, sha256Hex } from "../scope.js";
 import type { ArtifactMeta, ArtifactService, Scope } from "../types.js";
 import { expectEqual, expectSameJson, expectTrue, fail } from "./expect.js";
-import type { ModelVersion } from "./model.js";
+import { byUtf8Bytes, type ModelVersion } from "./model.js";
+import { describeBytes } from "./payload.js";
 
 // Reading a service back completely, checking every page on the way, and comparing the
 // records it returns with what the model expects.
@@ -27,6 +28,13 @@ export async function readAllNames(
       expectTrue(
         page.items.length <= limit,
         `listNames page of ${page.items.length} exceeds limit ${limit}`,
+      );
+    }
+    if (cursor !== undefined) {
+      const at = cursor;
+      expectTrue(
+        page.items.every((name) => byUtf8Bytes(name, at) > 0),
+        `listNames after cursor ${JSON.stringify(at)} returned ${JSON.stringify(page.items)}: cursors are exclusive`,
       );
     }
     names.push(...page.items);
@@ -64,6 +72,10 @@ export async function readAllVersions(
     }
     for (const item of page.items) {
       expectTrue(!("data" in item), "a listVersions page carries data");
+      expectTrue(
+        cursor === undefined || item.version > cursor,
+        `listVersions after cursor ${cursor} returned version ${item.version}: cursors are exclusive`,
+      );
       versions.push(item);
     }
     if (page.nextCursor === undefined) return versions;
@@ -78,7 +90,31 @@ export async function readAllVersions(
   return fail("listVersions never stopped returning a nextCursor");
 }
 
-/** A record describes exactly `expected` of (scope, name). */
+const digests = new WeakMap<Uint8Array, string>();
+
+/** sha256 of the kit's own copy of a payload, computed once however often it is read back. */
+export function digestOf(data: Uint8Array): string {
+  let digest = digests.get(data);
+  if (digest === undefined) {
+    digest = sha256Hex(data);
+    digests.set(data, digest);
+  }
+  return digest;
+}
+
+const META_KEYS = [
+  "createdAt",
+  "metadata",
+  "mimeType",
+  "name",
+  "scope",
+  "sha256",
+  "size",
+  "version",
+];
+const ARTIFACT_KEYS = [...META_KEYS, "data"].sort();
+
+/** A record describes exactly `expected` of (scope, name), field by field, and nothing else. */
 export function expectRecord(
   meta: ArtifactMeta,
   scope: Scope,
@@ -87,16 +123,48 @@ export function expectRecord(
   what: string,
 ): void {
   expectTrue(
+    typeof meta === "object" && meta !== null,
+    `${what}: expected a record, got ${String(meta)}`,
+  );
+  expectTrue(
     sameScope(meta.scope, scope),
-    `${what}: record is for another scope: ${JSON.stringify(meta.scope)}`,
+    `${what}: scope: expected ${JSON.stringify(scope)}, got ${JSON.stringify(meta.scope)}`,
   );
   expectEqual(meta.name, name, `${what}: name`);
   expectEqual(meta.version, expected.version, `${what}: version`);
   expectEqual(meta.mimeType, expected.mimeType, `${what}: mimeType`);
   expectEqual(meta.size, expected.data.byteLength, `${what}: size`);
-  expectEqual(meta.sha256, sha256Hex(expected.data), `${what}: sha256`);
-  expectTrue(Number.isFinite(meta.createdAt), `${what}: createdAt is not a finite number`);
+  expectEqual(meta.sha256, digestOf(expected.data), `${what}: sha256 of the bytes put`);
+  expectEqual(meta.createdAt, expected.createdAt, `${what}: createdAt (as the put reply said)`);
   expectSameJson(meta.metadata, expected.metadata, `${what}: metadata`);
+  expectEqual(meta.idempotencyKey, expected.idempotencyKey, `${what}: idempotencyKey`);
+  expectEqual(
+    Object.keys(meta)
+      .filter((key) => key !== "data" && !(key === "idempotencyKey" && meta[key] === undefined))
+      .sort(),
+    expected.idempotencyKey === undefined ? META_KEYS : [...META_KEYS, "idempotencyKey"].sort(),
+    `${what}: the record's fields`,
+  );
+}
+
+/** Slack for adapters whose clock is a server's: createdAt within a minute of the call. */
+const CLOCK_SLACK_MS = 60_000;
+
+/** A put reply's createdAt is an integer time taken during the call (give or take a minute). */
+export function expectPlausibleCreatedAt(
+  meta: ArtifactMeta,
+  startedAt: number,
+  what: string,
+): number {
+  const { createdAt } = meta;
+  const now = Date.now();
+  expectTrue(
+    Number.isSafeInteger(createdAt) &&
+      createdAt >= startedAt - CLOCK_SLACK_MS &&
+      createdAt <= now + CLOCK_SLACK_MS,
+    `${what}: createdAt: expected a ms timestamp between ${startedAt} and ${now}, got ${String(createdAt)}`,
+  );
+  return createdAt;
 }
 
 /** As `expectRecord`, and the bytes are exactly the expected bytes. */
@@ -107,10 +175,50 @@ export function expectArtifact(
   expected: ModelVersion,
   what: string,
 ): void {
-  expectRecord(artifact, scope, name, expected, what);
-  expectTrue(artifact.data instanceof Uint8Array, `${what}: data is not a Uint8Array`);
-  expectTrue(
-    Buffer.from(artifact.data).equals(Buffer.from(expected.data)),
-    `${what}: data differs`,
+  expectTrue(artifact?.data instanceof Uint8Array, `${what}: data is not a Uint8Array`);
+  expectRecord(
+    { ...artifact, data: undefined } as unknown as ArtifactMeta,
+    scope,
+    name,
+    expected,
+    what,
   );
+  expectEqual(Object.keys(artifact).sort(), ARTIFACT_KEYS, `${what}: the artifact's fields`);
+  const got = Buffer.from(artifact.data.buffer, artifact.data.byteOffset, artifact.data.byteLength);
+  if (!got.equals(Buffer.from(expected.data))) {
+    fail(
+      `${what}: data: expected ${describeBytes(expected.data)} (sha256 ${digestOf(expected.data).slice(0, 12)}..), got ${describeBytes(artifact.data)} (sha256 ${sha256Hex(artifact.data).slice(0, 12)}..)`,
+    );
+  }
+}
+
+/**
+ * What a careless caller does with a record it was given: changes every field, the metadata
+ * deep down, and the bytes. A frozen record refuses, which is fine; a store that shared the
+ * record with its own state now serves the scribbles, which the next read shows.
+ */
+export function scribble(record: unknown): void {
+  const attempt = (change: () => void) => {
+    try {
+      change();
+    } catch {
+      // frozen: nothing changes, which is as good as a copy
+    }
+  };
+  if (typeof record !== "object" || record === null) return;
+  if (record instanceof Uint8Array) {
+    attempt(() => record.fill(0xcc));
+    return;
+  }
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value === "object" && value !== null) scribble(value);
+    else
+      attempt(() => {
+        (record as Record<string, unknown>)[key] =
+          typeof value === "number" ? value + 1 : `${String(value)}~`;
+      });
+  }
+  attempt(() => {
+    (record as Record<string, unknown>).scribbled = true;
+  });
 }

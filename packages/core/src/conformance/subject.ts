@@ -1,52 +1,81 @@
 import type { ArtifactMeta, ArtifactService } from "../types.js";
 
-/** A fresh, isolated service and how to dispose of it. */
+/**
+ * A fresh, isolated service over storage of its own (a directory, a bucket prefix, a
+ * database), and the hooks that reach that storage. Every hook closes over the subject's
+ * own storage, so the kit never needs to know the adapter's class or where it keeps things.
+ */
 export interface ServiceSubject {
   service: ArtifactService;
+  /**
+   * Durable adapters: a new service instance over the same storage, as after a restart. The
+   * kit has closed the previous instance before it calls this.
+   */
+  reopen?: () => Promise<ArtifactService>;
+  /**
+   * Flips the stored byte at `offset` of this version's data in the subject's storage, so
+   * that the transfer laws can prove downloads and ranges detect it.
+   */
+  corrupt?: (meta: ArtifactMeta, offset: number) => Promise<void>;
+  /** Removes the subject's storage; called after the kit has closed the service. */
   cleanup?: () => Promise<void>;
 }
 
 export interface ArtifactServiceConformanceOptions {
-  /** A fresh, isolated service (an empty store) for every call. */
+  /** A fresh, isolated subject (an empty store) for every call. */
   create: () => Promise<ServiceSubject>;
-  /** Durable adapters: a new service instance over the same storage as `old`, after `old` is closed. */
-  reopen?: (old: ArtifactService) => Promise<ArtifactService>;
   /**
    * The same adapter configured with small quotas, page and list limits, so that the kit can
    * drive every declared bound to its edge. Without it, bounds too large to reach cheaply are
    * reported as skipped with the reason.
    */
   createBounded?: () => Promise<ServiceSubject>;
-  /**
-   * Flips the stored byte at `offset` of this version's data in the adapter's own storage, so
-   * that the transfer checks can prove downloads and ranges detect it. Without it, the
-   * corruption check is reported as skipped.
-   */
-  corruptData?: (service: ArtifactService, meta: ArtifactMeta, offset: number) => Promise<void>;
   /** fast-check runs per property (default 100). */
   numRuns?: number;
-  /** fast-check seed, to replay a failure. */
+  /** fast-check seed, to replay a failure (the failure report prints it). */
   seed?: number;
+  /** fast-check path of a shrunk counterexample, to replay it with `seed` and `only`. */
+  path?: string;
+  /** fast-check's replay hint for a shrunk command sequence (the failure report prints it). */
+  replayPath?: string;
+  /** Runs only the checks whose name contains this text (the failure report prints it). */
+  only?: string;
+  /**
+   * Laws this adapter is known not to hold yet, by group or law name prefix (e.g.
+   * "idempotency"), each with the reason. They are reported as skipped with that reason,
+   * never silently: a stated gap, for the adapter's own test to remove once it is closed.
+   */
+  knownGaps?: Readonly<Record<string, string>>;
   /** Per-check time limit in vitest (default 120,000 ms). */
   testTimeoutMs?: number;
 }
 
-/** Runs `body` against a fresh subject and always cleans it up. */
+/** The subject under test; `reopen` replaces the service in place. */
+export interface ServiceHolder {
+  service: ArtifactService;
+  readonly subject: ServiceSubject;
+}
+
+/** Closes the current service and opens the next one over the same storage. */
+export async function reopenHolder(holder: ServiceHolder): Promise<ArtifactService> {
+  const { reopen } = holder.subject;
+  if (!reopen) throw new TypeError("the subject has no reopen");
+  await holder.service.close();
+  holder.service = await reopen();
+  return holder.service;
+}
+
+/** Runs `body` against a fresh subject and always closes and cleans it up. */
 export async function withSubject<T>(
   create: () => Promise<ServiceSubject>,
   body: (holder: ServiceHolder) => Promise<T>,
 ): Promise<T> {
   const subject = await create();
-  const holder: ServiceHolder = { service: subject.service };
+  const holder: ServiceHolder = { service: subject.service, subject };
   try {
     return await body(holder);
   } finally {
     await holder.service.close().catch(() => undefined);
     await subject.cleanup?.();
   }
-}
-
-/** The service under test; `reopen` replaces it in place. */
-export interface ServiceHolder {
-  service: ArtifactService;
 }

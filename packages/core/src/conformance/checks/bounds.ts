@@ -2,14 +2,9 @@ import type { ArtifactError, ArtifactErrorCode } from "../../errors.js";
 import { quotaLimitCode } from "../../errors.js";
 import type { ArtifactService, Capabilities, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
-import { type CheckOutcome, type ConformanceCheck, skipped } from "../check.js";
-import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
+import { type CheckOutcome, check, type LawContext, skip } from "../check.js";
+import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
 import { readAllNames, readAllVersions } from "../observe.js";
-import {
-  type ArtifactServiceConformanceOptions,
-  type ServiceSubject,
-  withSubject,
-} from "../subject.js";
 
 // Declared bounds are driven to their edge: exactly the bound succeeds, one more fails
 // with the declared error and writes nothing. Bounds too large to reach cheaply are
@@ -184,18 +179,20 @@ async function driveBound(
 ): Promise<CheckOutcome> {
   const bounds = service.capabilities().quotas.bounds;
   const plan = spec.plan(bound, bounds);
-  if (typeof plan === "string") return skipped(`${spec.bound}: ${plan}`);
+  if (typeof plan === "string") return skip(`${spec.bound}: ${plan}`);
   if (plan.count > MAX_PUTS || plan.count * plan.size > MAX_BYTES) {
-    return skipped(
+    return skip(
       `${spec.bound} = ${bound} is too large to reach in a test; pass createBounded with a smaller one`,
     );
   }
   const layout = new Layout(bounds, `bound-${spec.bound}`, layoutKeeps(spec), spec.spread);
   const data = new Uint8Array(plan.size);
+  let last: Slot | undefined;
   for (let i = 0; i < plan.count; i++) {
     const slot = layout.next(plan.size, plan.newScopes);
-    if (!slot) return skipped(`${spec.bound} cannot be reached before another declared bound`);
+    if (!slot) return skip(`${spec.bound} cannot be reached before another declared bound`);
     await service.put(slot.scope, slot.name, data);
+    last = slot;
   }
   const over = plan.over(layout, bound);
   const before = await readAllVersions(service, over.scope, over.name);
@@ -212,11 +209,25 @@ async function driveBound(
     before,
     "the rejected put wrote nothing",
   );
+  // Quotas count what is live, so a delete frees room; capacity ceilings count what was
+  // ever allocated (versions are never reused), so they stay reached.
+  if (spec.code !== "quota_exceeded" || !last) return undefined;
+  await service.delete(last.scope, last.name, "latest");
+  const refill = plan.over(layout, bound);
+  await service
+    .put(refill.scope, refill.name, new Uint8Array(plan.size))
+    .catch((error: unknown) =>
+      fail(
+        `a put of ${plan.size} bytes into the room freed by deleting ${plan.size} bytes under ${spec.bound} = ${bound}: expected success, got ${String(error)}`,
+      ),
+    );
+  const again = plan.over(layout, bound);
+  await expectArtifactError(
+    () => service.put(again.scope, again.name, new Uint8Array(1)),
+    spec.code,
+    `a put beyond ${spec.bound} = ${bound} once the freed room is used again`,
+  );
   return undefined;
-}
-
-function boundSubject(options: ArtifactServiceConformanceOptions): () => Promise<ServiceSubject> {
-  return options.createBounded ?? options.create;
 }
 
 const declared = (capabilities: Capabilities, bound: string) => capabilities.quotas.bounds[bound];
@@ -224,109 +235,133 @@ const declared = (capabilities: Capabilities, bound: string) => capabilities.quo
 /** Bounds over the whole service, which a router with per-shard quotas splits among workers. */
 const SERVICE_WIDE_BOUNDS = new Set(["maxTotalArtifacts", "maxTotalBytes", "maxScopes"]);
 
-function boundCheck(options: ArtifactServiceConformanceOptions, spec: BoundSpec): ConformanceCheck {
-  return {
-    name: `bounds: ${spec.bound} is enforced exactly (${spec.code})`,
-    run: () =>
-      withSubject(boundSubject(options), async ({ service }) => {
-        const capabilities = service.capabilities();
-        const bound = declared(capabilities, spec.bound);
-        if (bound === undefined) return skipped(`the adapter declares no ${spec.bound}`);
-        if (capabilities.quotas.appliesTo === "per_shard" && SERVICE_WIDE_BOUNDS.has(spec.bound)) {
-          return skipped(
-            `${spec.bound} applies per shard: each worker enforces its own, so the service has no single edge`,
-          );
-        }
-        return driveBound(service, spec, bound);
-      }),
+/** The bound is enforced exactly; for quotas, a delete frees exactly its room. */
+function boundIsEnforcedExactly(spec: BoundSpec) {
+  return async ({ service }: LawContext) => {
+    const capabilities = service.capabilities();
+    const bound = declared(capabilities, spec.bound);
+    if (bound === undefined) return skip(`the adapter declares no ${spec.bound}`);
+    if (capabilities.quotas.appliesTo === "per_shard" && SERVICE_WIDE_BOUNDS.has(spec.bound)) {
+      return skip(
+        `${spec.bound} applies per shard: each worker enforces its own, so the service has no single edge`,
+      );
+    }
+    return driveBound(service, spec, bound);
   };
 }
 
-const artifactSize = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "bounds: maxArtifactBytes accepts exactly the bound and rejects one byte more (artifact_too_large)",
-  run: () =>
-    withSubject(boundSubject(options), async ({ service }) => {
-      const bound = declared(service.capabilities(), "maxArtifactBytes");
-      if (bound === undefined) return skipped("the adapter declares no maxArtifactBytes");
-      if (bound > MAX_BYTES)
-        return skipped(`maxArtifactBytes = ${bound} is too large for a test; pass createBounded`);
-      const scope = freshScope("artifact-size");
-      await service.put(scope, "big", new Uint8Array(bound));
-      await expectArtifactError(
-        () => service.put(scope, "big", new Uint8Array(bound + 1)),
-        "artifact_too_large",
-        "a put one byte over maxArtifactBytes",
-      );
-      expectEqual(
-        (await readAllVersions(service, scope, "big")).length,
-        1,
-        "the oversized put wrote nothing",
-      );
-      return undefined;
-    }),
-});
-
-const pageLimit = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "bounds: limit defaults to and is capped at maxPageLimit",
-  run: () =>
-    withSubject(boundSubject(options), async ({ service }) => {
-      const { maxPageLimit } = service.capabilities().pagination;
-      expectTrue(
-        Number.isSafeInteger(maxPageLimit) && maxPageLimit >= 1,
-        "maxPageLimit is a positive integer",
-      );
-      if (maxPageLimit >= MAX_PUTS)
-        return skipped(`maxPageLimit = ${maxPageLimit} is too large; pass createBounded`);
-      const scope = freshScope("page-limit");
-      for (let i = 0; i <= maxPageLimit; i++)
-        await service.put(scope, `p${String(i).padStart(4, "0")}`, new Uint8Array(0));
-      for (const options of [{}, { limit: maxPageLimit + 5 }]) {
-        const page = await service.listNames(scope, options);
-        expectEqual(page.items.length, maxPageLimit, `a page with ${JSON.stringify(options)}`);
-        expectTrue(page.nextCursor !== undefined, "a capped page has a nextCursor");
-      }
-      expectEqual(
-        (await readAllNames(service, scope)).length,
-        maxPageLimit + 1,
-        "all names over pages",
-      );
-      return undefined;
-    }),
-});
-
-const legacyList = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "bounds: legacy list returns every live version up to legacyListLimit, then result_limit_exceeded",
-  run: () =>
-    withSubject(boundSubject(options), async ({ service }) => {
-      const { legacyListLimit } = service.capabilities().pagination;
-      if (legacyListLimit >= MAX_PUTS)
-        return skipped(`legacyListLimit = ${legacyListLimit} is too large; pass createBounded`);
-      const layout = new Layout(service.capabilities().quotas.bounds, "legacy-list", new Set());
-      for (let i = 0; i < legacyListLimit; i++) {
-        const slot = layout.next(0, false);
-        if (!slot)
-          return skipped("legacyListLimit cannot be reached in one scope before another bound");
-        await service.put(slot.scope, slot.name, new Uint8Array(0));
-      }
-      const { scope } = layout.current;
-      expectEqual((await service.list(scope)).length, legacyListLimit, "list at legacyListLimit");
-      const extra = layout.next(0, false);
-      if (!extra) return skipped("one version beyond legacyListLimit does not fit in one scope");
-      await service.put(extra.scope, extra.name, new Uint8Array(0));
-      await expectArtifactError(
-        () => service.list(scope),
-        "result_limit_exceeded",
-        "list beyond legacyListLimit",
-      );
-      return undefined;
-    }),
-});
-
-export function boundChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
-  return [
-    artifactSize(options),
-    ...SPECS.map((spec) => boundCheck(options, spec)),
-    pageLimit(options),
-    legacyList(options),
-  ];
+/** maxArtifactBytes accepts exactly the bound and rejects one byte more. */
+async function artifactSizeIsExact({ service }: LawContext) {
+  const bound = declared(service.capabilities(), "maxArtifactBytes");
+  if (bound === undefined) return skip("the adapter declares no maxArtifactBytes");
+  if (bound > MAX_BYTES)
+    return skip(`maxArtifactBytes = ${bound} is too large for a test; pass createBounded`);
+  const scope = freshScope("artifact-size");
+  await service.put(scope, "big", new Uint8Array(bound));
+  await expectArtifactError(
+    () => service.put(scope, "big", new Uint8Array(bound + 1)),
+    "artifact_too_large",
+    "a put one byte over maxArtifactBytes",
+  );
+  expectEqual(
+    (await readAllVersions(service, scope, "big")).length,
+    1,
+    "the oversized put wrote nothing",
+  );
+  return undefined;
 }
+
+/** limit defaults to and is capped at maxPageLimit, for listNames and listVersions. */
+async function pageLimitCapsBothListings({ service }: LawContext) {
+  const { maxPageLimit } = service.capabilities().pagination;
+  expectTrue(
+    Number.isSafeInteger(maxPageLimit) && maxPageLimit >= 1,
+    "maxPageLimit is a positive integer",
+  );
+  if (maxPageLimit >= MAX_PUTS)
+    return skip(`maxPageLimit = ${maxPageLimit} is too large; pass createBounded`);
+  const scope = freshScope("page-limit");
+  for (let i = 0; i <= maxPageLimit; i++)
+    await service.put(scope, `p${String(i).padStart(4, "0")}`, new Uint8Array(0));
+  for (const options of [{}, { limit: maxPageLimit + 5 }]) {
+    const page = await service.listNames(scope, options);
+    expectEqual(page.items.length, maxPageLimit, `a page with ${JSON.stringify(options)}`);
+    expectTrue(page.nextCursor !== undefined, "a capped page has a nextCursor");
+  }
+  expectEqual(
+    (await readAllNames(service, scope)).length,
+    maxPageLimit + 1,
+    "all names over pages",
+  );
+  const { maxVersionsPerName, maxScopeArtifacts } = service.capabilities().quotas.bounds;
+  const room = Math.min(
+    maxVersionsPerName ?? Number.POSITIVE_INFINITY,
+    maxScopeArtifacts ?? Number.POSITIVE_INFINITY,
+  );
+  if (room <= maxPageLimit) {
+    return skip(`one name holds no more than one page of versions (${room})`);
+  }
+  const versions = freshScope("page-limit-versions");
+  for (let i = 0; i <= maxPageLimit; i++) await service.put(versions, "v", new Uint8Array(0));
+  for (const options of [{}, { limit: maxPageLimit + 5 }]) {
+    const page = await service.listVersions(versions, "v", options);
+    expectEqual(page.items.length, maxPageLimit, `a version page with ${JSON.stringify(options)}`);
+    expectTrue(page.nextCursor !== undefined, "a capped version page has a nextCursor");
+  }
+  return undefined;
+}
+
+/** Legacy list returns every live version up to legacyListLimit, then refuses. */
+async function legacyListIsBounded({ service }: LawContext) {
+  const { legacyListLimit } = service.capabilities().pagination;
+  if (legacyListLimit >= MAX_PUTS)
+    return skip(`legacyListLimit = ${legacyListLimit} is too large; pass createBounded`);
+  const layout = new Layout(service.capabilities().quotas.bounds, "legacy-list", new Set());
+  for (let i = 0; i < legacyListLimit; i++) {
+    const slot = layout.next(0, false);
+    if (!slot) return skip("legacyListLimit cannot be reached in one scope before another bound");
+    await service.put(slot.scope, slot.name, new Uint8Array(0));
+  }
+  const { scope } = layout.current;
+  expectEqual((await service.list(scope)).length, legacyListLimit, "list at legacyListLimit");
+  const extra = layout.next(0, false);
+  if (!extra) return skip("one version beyond legacyListLimit does not fit in one scope");
+  await service.put(extra.scope, extra.name, new Uint8Array(0));
+  await expectArtifactError(
+    () => service.list(scope),
+    "result_limit_exceeded",
+    "list beyond legacyListLimit",
+  );
+  return undefined;
+}
+
+const bounded = { needs: ["bounded"] } as const;
+
+export const boundLaws = [
+  check(
+    "bounds",
+    "maxArtifactBytes accepts exactly the bound and rejects one byte more (artifact_too_large)",
+    artifactSizeIsExact,
+    bounded,
+  ),
+  ...SPECS.map((spec) =>
+    check(
+      "bounds",
+      `${spec.bound} is enforced exactly (${spec.code})${spec.code === "quota_exceeded" ? "; a delete frees exactly its room" : ""}`,
+      boundIsEnforcedExactly(spec),
+      bounded,
+    ),
+  ),
+  check(
+    "bounds",
+    "limit defaults to and is capped at maxPageLimit, for listNames and listVersions",
+    pageLimitCapsBothListings,
+    bounded,
+  ),
+  check(
+    "bounds",
+    "legacy list returns every live version up to legacyListLimit, then result_limit_exceeded",
+    legacyListIsBounded,
+    bounded,
+  ),
+];

@@ -1,58 +1,55 @@
 import fc from "fast-check";
 import { DEFAULT_MIME_TYPE } from "../../limits.js";
-import type { ArtifactService, Scope } from "../../types.js";
+import type { Scope } from "../../types.js";
 import { freshScope, nameArb, putInputArb, putOptionsOf } from "../arbitraries.js";
-import { type ConformanceCheck, propertyParameters } from "../check.js";
+import { check, type LawContext } from "../check.js";
 import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { byUtf8Bytes, type ModelVersion } from "../model.js";
-import { expectArtifact, expectRecord, readAllNames, readAllVersions } from "../observe.js";
-import { type ArtifactServiceConformanceOptions, withSubject } from "../subject.js";
+import {
+  expectArtifact,
+  expectPlausibleCreatedAt,
+  expectRecord,
+  readAllNames,
+  readAllVersions,
+} from "../observe.js";
+import { largestPut } from "../payload.js";
 
-type Law = (service: ArtifactService, options: ArtifactServiceConformanceOptions) => Promise<void>;
+/** put, get and head round-trip every field, for data of every generated size. */
+async function roundTrip({ service, property }: LawContext) {
+  const bound = service.capabilities().quotas.bounds.maxArtifactBytes;
+  await property([nameArb, putInputArb(largestPut(bound))], async (name, input) => {
+    const scope = freshScope("round-trip");
+    const data = input.payload.bytes;
+    const sent = data.slice();
+    const startedAt = Date.now();
+    const meta = await service.put(scope, name, sent, putOptionsOf(input));
+    const expected: ModelVersion = {
+      version: meta.version,
+      data,
+      mimeType: input.mimeType ?? DEFAULT_MIME_TYPE,
+      metadata: input.metadata ?? {},
+      createdAt: expectPlausibleCreatedAt(meta, startedAt, "put reply"),
+    };
+    expectRecord(meta, scope, name, expected, "put reply");
+    sent.fill(0xa5); // the caller reuses its buffer: the store must not notice
+    const latest = await service.get(scope, name);
+    expectArtifact(latest, scope, name, expected, "get latest");
+    latest.data.fill(0x5a); // nor may the reader's copy reach the store
+    expectArtifact(
+      await service.get(scope, name, { version: meta.version }),
+      scope,
+      name,
+      expected,
+      "get pinned",
+    );
+    const head = await service.head(scope, name);
+    expectTrue(!("data" in head), "head returned data");
+    expectRecord(head, scope, name, expected, "head");
+  });
+}
 
-const law = (
-  name: string,
-  options: ArtifactServiceConformanceOptions,
-  body: Law,
-): ConformanceCheck => ({
-  name,
-  run: () =>
-    withSubject(options.create, (holder) => body(holder.service, options)).then(() => undefined),
-});
-
-const roundTrip: Law = async (service, options) => {
-  await fc.assert(
-    fc.asyncProperty(nameArb, putInputArb(8192), async (name, input) => {
-      const scope = freshScope("round-trip");
-      const sent = input.data.slice();
-      const meta = await service.put(scope, name, input.data, putOptionsOf(input));
-      const expected: ModelVersion = {
-        version: meta.version,
-        data: sent,
-        mimeType: input.mimeType ?? DEFAULT_MIME_TYPE,
-        metadata: input.metadata ?? {},
-      };
-      expectRecord(meta, scope, name, expected, "put reply");
-      input.data.fill(0xa5); // the caller reuses its buffer: the store must not notice
-      const latest = await service.get(scope, name);
-      expectArtifact(latest, scope, name, expected, "get latest");
-      latest.data.fill(0x5a); // nor may the reader's copy reach the store
-      expectArtifact(
-        await service.get(scope, name, { version: meta.version }),
-        scope,
-        name,
-        expected,
-        "get pinned",
-      );
-      const head = await service.head(scope, name);
-      expectTrue(!("data" in head), "head returned data");
-      expectRecord(head, scope, name, expected, "head");
-    }),
-    propertyParameters(options),
-  );
-};
-
-const versionsNeverReused: Law = async (service) => {
+/** Versions strictly increase and are never reused after delete or delete all. */
+async function versionsNeverReused({ service }: LawContext) {
   const scope = freshScope("versions");
   const put = async () => (await service.put(scope, "v", new Uint8Array([1]))).version;
   const versionsOf = async () => (await readAllVersions(service, scope, "v")).map((m) => m.version);
@@ -95,21 +92,19 @@ const versionsNeverReused: Law = async (service) => {
   const v4 = await put();
   expectTrue(v4 > v3, `a put after delete all reused ${v4} (high-water ${v3})`);
   expectEqual(await readAllNames(service, scope), ["v"], "names after the last put");
-};
+}
 
-const sortOrder: Law = async (service, options) => {
-  await fc.assert(
-    fc.asyncProperty(fc.uniqueArray(nameArb, { minLength: 1, maxLength: 12 }), async (names) => {
-      const scope = freshScope("order");
-      for (const name of names) await service.put(scope, name, new Uint8Array(0));
-      expectEqual(
-        await readAllNames(service, scope),
-        [...names].sort(byUtf8Bytes),
-        "names in UTF-8 byte order",
-      );
-    }),
-    propertyParameters(options),
-  );
+/** Names are listed in UTF-8 byte order (astral after BMP). */
+async function sortOrder({ service, property }: LawContext) {
+  await property([fc.uniqueArray(nameArb, { minLength: 1, maxLength: 12 })], async (names) => {
+    const scope = freshScope("order");
+    for (const name of names) await service.put(scope, name, new Uint8Array(0));
+    expectEqual(
+      await readAllNames(service, scope),
+      [...names].sort(byUtf8Bytes),
+      "names in UTF-8 byte order",
+    );
+  });
   // UTF-16 order puts U+1F600 before U+FF5A; UTF-8 byte order puts it after.
   const scope = freshScope("order");
   for (const name of ["😀", "ｚ", "z", "\u{10FFFF}", "\uFFFF"])
@@ -119,41 +114,42 @@ const sortOrder: Law = async (service, options) => {
     ["z", "ｚ", "\uFFFF", "😀", "\u{10FFFF}"],
     "astral after BMP",
   );
-};
+}
 
-const paginationCompleteness: Law = async (service, options) => {
-  await fc.assert(
-    fc.asyncProperty(
+/** Concatenated pages equal the full listing, for names and versions. */
+async function paginationCompleteness({ service, property }: LawContext) {
+  await property(
+    [
       fc.uniqueArray(nameArb, { maxLength: 16 }),
       fc.integer({ min: 1, max: 6 }),
       fc.array(fc.boolean(), { minLength: 1, maxLength: 14 }),
-      async (names, limit, keepVersions) => {
-        const scope = freshScope("pages");
-        for (const name of names) await service.put(scope, name, new Uint8Array([1]));
-        expectEqual(
-          await readAllNames(service, scope, limit),
-          [...names].sort(byUtf8Bytes),
-          "names, paged",
-        );
-        const kept: number[] = [];
-        for (const keep of keepVersions) {
-          const { version } = await service.put(scope, "paged", new Uint8Array([2]));
-          if (keep) kept.push(version);
-          else await service.delete(scope, "paged", version);
-        }
-        const versions = await readAllVersions(service, scope, "paged", limit);
-        expectEqual(
-          versions.map((m) => m.version),
-          kept,
-          "versions, paged, ascending, deleted ones absent",
-        );
-      },
-    ),
-    propertyParameters(options),
+    ],
+    async (names, limit, keepVersions) => {
+      const scope = freshScope("pages");
+      for (const name of names) await service.put(scope, name, new Uint8Array([1]));
+      expectEqual(
+        await readAllNames(service, scope, limit),
+        [...names].sort(byUtf8Bytes),
+        "names, paged",
+      );
+      const kept: number[] = [];
+      for (const keep of keepVersions) {
+        const { version } = await service.put(scope, "paged", new Uint8Array([2]));
+        if (keep) kept.push(version);
+        else await service.delete(scope, "paged", version);
+      }
+      const versions = await readAllVersions(service, scope, "paged", limit);
+      expectEqual(
+        versions.map((m) => m.version),
+        kept,
+        "versions, paged, ascending, deleted ones absent",
+      );
+    },
   );
-};
+}
 
-const scopesAreIndependent: Law = async (service) => {
+/** The same name in app, user and session scopes is three artifacts. */
+async function scopesAreIndependent({ service }: LawContext) {
   const base = freshScope("independent");
   const scopes: Scope[] = [
     { kind: "app", app: base.app },
@@ -172,30 +168,28 @@ const scopesAreIndependent: Law = async (service) => {
     ["same"],
     "deleting in the app scope left the user scope",
   );
-};
-
-export function lawChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
-  return [
-    law(
-      "laws: put/get/head round-trip byte for byte; stored bytes are isolated from callers",
-      options,
-      roundTrip,
-    ),
-    law(
-      "laws: versions strictly increase and are never reused after delete or delete all",
-      options,
-      versionsNeverReused,
-    ),
-    law("laws: names are listed in UTF-8 byte order (astral after BMP)", options, sortOrder),
-    law(
-      "laws: concatenated pages equal the full listing, for names and versions",
-      options,
-      paginationCompleteness,
-    ),
-    law(
-      "laws: the same name in app, user and session scopes is three artifacts",
-      options,
-      scopesAreIndependent,
-    ),
-  ];
 }
+
+export const basicLaws = [
+  check(
+    "laws",
+    "put/get/head round-trip every field for data of every generated size; stored bytes are isolated from callers",
+    roundTrip,
+  ),
+  check(
+    "laws",
+    "versions strictly increase and are never reused after delete or delete all",
+    versionsNeverReused,
+  ),
+  check("laws", "names are listed in UTF-8 byte order (astral after BMP)", sortOrder),
+  check(
+    "laws",
+    "concatenated pages equal the full listing, for names and versions",
+    paginationCompleteness,
+  ),
+  check(
+    "laws",
+    "the same name in app, user and session scopes is three artifacts",
+    scopesAreIndependent,
+  ),
+];

@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
 import { VALIDATION_LIMITS } from "../../limits.js";
+import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, Capabilities, Scope } from "../../types.js";
 import { COLLIDING_NAMES, COLLIDING_SCOPES, freshScope } from "../arbitraries.js";
-import { type ConformanceCheck, skipped } from "../check.js";
+import { check, type LawContext, skip } from "../check.js";
 import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
 import { readAllNames, readAllVersions } from "../observe.js";
-import { type ArtifactServiceConformanceOptions, withSubject } from "../subject.js";
 
 function isDeepFrozen(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return true;
@@ -46,37 +46,32 @@ function expectCapabilities(capabilities: Capabilities): void {
   }
 }
 
-const capabilitiesCheck = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "lifecycle: capabilities() is a frozen, well-formed report of the shared limits and bounds",
-  run: () =>
-    withSubject(options.create, async ({ service }) => {
-      expectCapabilities(service.capabilities());
-      return undefined;
-    }),
-});
+/** capabilities() is a frozen, well-formed report of the shared limits and bounds. */
+async function capabilitiesAreWellFormed({ service }: LawContext) {
+  expectCapabilities(service.capabilities());
+}
 
-const closeCheck = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "lifecycle: after close() every operation fails with closed, and close() is idempotent",
-  run: () =>
-    withSubject(options.create, async ({ service }) => {
-      const scope = freshScope("close");
-      await service.put(scope, "x", new Uint8Array([1]));
-      await service.close();
-      const calls: [string, () => Promise<unknown>][] = [
-        ["put", () => service.put(scope, "x", new Uint8Array([1]))],
-        ["get", () => service.get(scope, "x")],
-        ["head", () => service.head(scope, "x")],
-        ["delete", () => service.delete(scope, "x", "all")],
-        ["listNames", () => service.listNames(scope)],
-        ["listVersions", () => service.listVersions(scope, "x")],
-        ["list", () => service.list(scope)],
-      ];
-      for (const [op, call] of calls)
-        await expectArtifactError(call, "closed", `${op} after close`);
-      await service.close();
-      return undefined;
-    }),
-});
+/** After close() every operation, openUpload and openDownload too, fails with closed. */
+async function closeRefusesEverything({ service }: LawContext) {
+  const scope = freshScope("close");
+  await service.put(scope, "x", new Uint8Array([1]));
+  await service.close();
+  const calls: [string, () => Promise<unknown>][] = [
+    ["put", () => service.put(scope, "x", new Uint8Array([1]))],
+    ["get", () => service.get(scope, "x")],
+    ["head", () => service.head(scope, "x")],
+    ["delete", () => service.delete(scope, "x", "all")],
+    ["listNames", () => service.listNames(scope)],
+    ["listVersions", () => service.listVersions(scope, "x")],
+    ["list", () => service.list(scope)],
+  ];
+  if (hasTransfer(service)) {
+    calls.push(["openUpload", () => service.openUpload(scope, "y")]);
+    calls.push(["openDownload", () => service.openDownload(scope, "x")]);
+  }
+  for (const [op, call] of calls) await expectArtifactError(call, "closed", `${op} after close`);
+  await service.close();
+}
 
 interface Written {
   scope: Scope;
@@ -111,47 +106,49 @@ async function writeHistory(service: ArtifactService): Promise<Written[]> {
   return written;
 }
 
-const durabilityCheck = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "durability: state and every version high-water survive reopen",
-  run: () =>
-    withSubject(options.create, async (holder) => {
-      const { reopen } = options;
-      if (!reopen) {
-        if (holder.service.capabilities().durability === "durable") {
-          fail(
-            "the adapter declares durability 'durable' but the kit was given no reopen to prove it",
-          );
-        }
-        return skipped("volatile adapter: nothing survives a restart by design");
-      }
-      const written = await writeHistory(holder.service);
-      await holder.service.close();
-      holder.service = await reopen(holder.service);
-      const service = holder.service;
-      for (const scope of COLLIDING_SCOPES) {
-        const expected = written
-          .filter((w) => w.scope === scope && w.versions.length > 0)
-          .map((w) => w.name);
-        expectEqual(
-          [...(await readAllNames(service, scope))].sort(),
-          [...expected].sort(),
-          `names of ${JSON.stringify(scope)} after reopen`,
-        );
-      }
-      for (const w of written) {
-        const versions = (await readAllVersions(service, w.scope, w.name)).map((m) => m.version);
-        expectEqual(versions, w.versions, `versions of ${JSON.stringify(w.name)} after reopen`);
-        for (const version of w.versions) await service.get(w.scope, w.name, { version });
-        const next = await service.put(w.scope, w.name, new Uint8Array([9]));
-        expectTrue(
-          next.version > w.highWater,
-          `a put after reopen reused ${next.version} (high-water ${w.highWater})`,
-        );
-      }
-      return undefined;
-    }),
-});
-
-export function lifecycleChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
-  return [capabilitiesCheck(options), closeCheck(options), durabilityCheck(options)];
+/** State and every version high-water survive reopen. */
+async function stateSurvivesReopen(context: LawContext) {
+  if (!context.hooks.reopen) {
+    if (context.service.capabilities().durability === "durable") {
+      fail("the adapter declares durability 'durable' but the subject gives no reopen to prove it");
+    }
+    return skip("volatile adapter: nothing survives a restart by design");
+  }
+  const written = await writeHistory(context.service);
+  const service = await context.reopen();
+  for (const scope of COLLIDING_SCOPES) {
+    const expected = written
+      .filter((w) => w.scope === scope && w.versions.length > 0)
+      .map((w) => w.name);
+    expectEqual(
+      [...(await readAllNames(service, scope))].sort(),
+      [...expected].sort(),
+      `names of ${JSON.stringify(scope)} after reopen`,
+    );
+  }
+  for (const w of written) {
+    const versions = (await readAllVersions(service, w.scope, w.name)).map((m) => m.version);
+    expectEqual(versions, w.versions, `versions of ${JSON.stringify(w.name)} after reopen`);
+    for (const version of w.versions) await service.get(w.scope, w.name, { version });
+    const next = await service.put(w.scope, w.name, new Uint8Array([9]));
+    expectTrue(
+      next.version > w.highWater,
+      `a put after reopen: version: expected above the high-water ${w.highWater}, got ${next.version}`,
+    );
+  }
+  return undefined;
 }
+
+export const lifecycleLaws = [
+  check(
+    "lifecycle",
+    "capabilities() is a frozen, well-formed report of the shared limits and bounds",
+    capabilitiesAreWellFormed,
+  ),
+  check(
+    "lifecycle",
+    "after close() every operation fails with closed (openUpload and openDownload too), and close() is idempotent",
+    closeRefusesEverything,
+  ),
+  check("durability", "state and every version high-water survive reopen", stateSurvivesReopen),
+];

@@ -2,10 +2,9 @@ import fc from "fast-check";
 import { isArtifactError } from "../../errors.js";
 import type { ArtifactService } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
-import { type ConformanceCheck, propertyParameters } from "../check.js";
+import { check, type LawContext } from "../check.js";
 import { expectEqual, expectTrue } from "../expect.js";
 import { readAllVersions } from "../observe.js";
-import { type ArtifactServiceConformanceOptions, withSubject } from "../subject.js";
 
 const NAME = "contended";
 
@@ -33,37 +32,29 @@ function expectOneWriter(
   );
 }
 
-const parallelPuts = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "races: 16 concurrent puts to one name all succeed with distinct versions, none lost",
-  run: () =>
-    withSubject(options.create, async ({ service }) => {
-      const scope = freshScope("parallel");
-      const writers = Array.from({ length: 16 }, (_, i) => i);
-      const metas = await Promise.all(
-        writers.map((i) => service.put(scope, NAME, payload(i, 4096 + i))),
-      );
-      const versions = metas.map((m) => m.version);
-      expectEqual(
-        new Set(versions).size,
-        versions.length,
-        `distinct versions ${versions.join(",")}`,
-      );
-      const listed = (await readAllVersions(service, scope, NAME)).map((m) => m.version);
-      expectEqual(
-        listed,
-        [...versions].sort((a, b) => a - b),
-        "every put is listed",
-      );
-      for (const [i, meta] of metas.entries()) {
-        const artifact = await service.get(scope, NAME, { version: meta.version });
-        expectTrue(
-          Buffer.from(artifact.data).equals(Buffer.from(payload(i, 4096 + i))),
-          `writer ${i}'s bytes`,
-        );
-      }
-      return undefined;
-    }),
-});
+/** 16 concurrent puts to one name all succeed with distinct versions, none lost. */
+async function parallelPuts({ service }: LawContext) {
+  const scope = freshScope("parallel");
+  const writers = Array.from({ length: 16 }, (_, i) => i);
+  const metas = await Promise.all(
+    writers.map((i) => service.put(scope, NAME, payload(i, 4096 + i))),
+  );
+  const versions = metas.map((m) => m.version);
+  expectEqual(new Set(versions).size, versions.length, `distinct versions ${versions.join(",")}`);
+  const listed = (await readAllVersions(service, scope, NAME)).map((m) => m.version);
+  expectEqual(
+    listed,
+    [...versions].sort((a, b) => a - b),
+    "every put is listed",
+  );
+  for (const [i, meta] of metas.entries()) {
+    const artifact = await service.get(scope, NAME, { version: meta.version });
+    expectTrue(
+      Buffer.from(artifact.data).equals(Buffer.from(payload(i, 4096 + i))),
+      `writer ${i}'s bytes`,
+    );
+  }
+}
 
 type RaceOp = "put" | "get" | "delete";
 
@@ -115,29 +106,31 @@ async function interleaved(
   }
 }
 
-const scheduledRaces = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "races: interleaved puts, gets and deletes on one name keep versions distinct and reads whole",
-  run: () =>
-    withSubject(options.create, async ({ service }) => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.scheduler(),
-          fc.array(fc.constantFrom<RaceOp>("put", "put", "get", "delete"), {
-            minLength: 2,
-            maxLength: 8,
-          }),
-          fc.constantFrom(1, 1024, 65_536),
-          (scheduler, ops, size) => interleaved(service, scheduler, ops, size),
-        ),
-        {
-          ...propertyParameters(options),
-          numRuns: Math.max(10, Math.ceil((options.numRuns ?? 100) / 4)),
-        },
-      );
-      return undefined;
-    }),
-});
-
-export function raceChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
-  return [parallelPuts(options), scheduledRaces(options)];
+/** Interleaved puts, gets and deletes on one name keep versions distinct and reads whole. */
+async function scheduledRaces({ service, property }: LawContext) {
+  await property(
+    [
+      fc.scheduler(),
+      fc.array(fc.constantFrom<RaceOp>("put", "put", "get", "delete"), {
+        minLength: 2,
+        maxLength: 8,
+      }),
+      fc.constantFrom(1, 1024, 65_536),
+    ],
+    (scheduler, ops, size) => interleaved(service, scheduler, ops, size),
+    { scale: 1 / 4, min: 10 },
+  );
 }
+
+export const raceLaws = [
+  check(
+    "races",
+    "16 concurrent puts to one name all succeed with distinct versions, none lost",
+    parallelPuts,
+  ),
+  check(
+    "races",
+    "interleaved puts, gets and deletes on one name keep versions distinct and reads whole",
+    scheduledRaces,
+  ),
+];

@@ -3,10 +3,9 @@ import type { ArtifactError } from "../../errors.js";
 import { MAX_METADATA_BYTES, MAX_METADATA_DEPTH, MAX_METADATA_ENTRIES } from "../../limits.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { nameArb, segmentArb } from "../arbitraries.js";
-import { type ConformanceCheck, propertyParameters } from "../check.js";
+import { check, type LawContext } from "../check.js";
 import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { readAllNames, readAllVersions } from "../observe.js";
-import { type ArtifactServiceConformanceOptions, withSubject } from "../subject.js";
 
 // Every bad input must be invalid_argument (with detail.field) and change nothing. The
 // probe artifact and the scopes a sloppy adapter might write into instead are watched.
@@ -264,76 +263,65 @@ async function expectRejectedAndNothingWritten(
   expectEqual(await snapshot(service), before, `${label}: the store changed`);
 }
 
-const catalogue = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "validation: every bad scope, name, data, mimeType, metadata and option is invalid_argument and writes nothing",
-  run: () =>
-    withSubject(options.create, async ({ service }) => {
-      await service.put(PROBE, NAME, bytes);
-      const before = await snapshot(service);
-      for (const [label, call] of badCalls()) {
-        await expectRejectedAndNothingWritten(service, before, label, () => call(service));
-      }
-      return undefined;
-    }),
-});
-
-const fuzzedNames = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "validation: fuzzed names with an empty, . or .. segment, NUL or a lone surrogate are rejected",
-  run: () =>
-    withSubject(options.create, async ({ service }) => {
-      await service.put(PROBE, NAME, bytes);
-      const before = await snapshot(service);
-      const poison = fc.constantFrom("", ".", "..", "\0", "\uD800", "a\uDFFFb");
-      const badName = fc
-        .tuple(fc.array(segmentArb, { maxLength: 3 }), poison, fc.nat())
-        .map(([segments, bad, at]) => {
-          const all = [...segments];
-          all.splice(at % (segments.length + 1), 0, bad);
-          return all.join("/");
-        });
-      await fc.assert(
-        fc.asyncProperty(badName, async (name) => {
-          await expectRejectedAndNothingWritten(
-            service,
-            before,
-            `put ${JSON.stringify(name)}`,
-            () => service.put(PROBE, name, bytes),
-          );
-        }),
-        propertyParameters(options),
-      );
-      return undefined;
-    }),
-});
-
-const boundariesAccepted = (options: ArtifactServiceConformanceOptions): ConformanceCheck => ({
-  name: "validation: values exactly at each limit are accepted",
-  run: () =>
-    withSubject(options.create, async ({ service }) => {
-      const app = "é".repeat(128); // 256 UTF-8 bytes
-      const scope: Scope = { kind: "session", app, user: app, session: app };
-      const name = `${"é".repeat(511)}xy`; // 1,024 UTF-8 bytes
-      const accepted = [
-        { mimeType: `a/${"x".repeat(253)}` },
-        { metadata: metadataOfBytes(MAX_METADATA_BYTES) },
-        { metadata: entries(MAX_METADATA_ENTRIES) },
-        { metadata: nested(MAX_METADATA_DEPTH) as never },
-        { metadata: Object.assign(Object.create(null), { nullPrototype: true }) },
-        { timeoutMs: 300_000 },
-      ];
-      for (const options of accepted) await service.put(scope, name, bytes, options);
-      const stored = await readAllVersions(service, scope, name);
-      expectEqual(stored.length, accepted.length, "versions stored at the limits");
-      await fc.assert(
-        fc.asyncProperty(nameArb, async (generated) => {
-          await service.put(PROBE, generated, bytes);
-        }),
-        propertyParameters(options),
-      );
-      return undefined;
-    }),
-});
-
-export function validationChecks(options: ArtifactServiceConformanceOptions): ConformanceCheck[] {
-  return [catalogue(options), fuzzedNames(options), boundariesAccepted(options)];
+/** Every bad scope, name, data, mimeType, metadata and option is refused and writes nothing. */
+async function badInputsAreRefused({ service }: LawContext) {
+  await service.put(PROBE, NAME, bytes);
+  const before = await snapshot(service);
+  for (const [label, call] of badCalls()) {
+    await expectRejectedAndNothingWritten(service, before, label, () => call(service));
+  }
 }
+
+/** Fuzzed names with an empty, . or .. segment, NUL or a lone surrogate are refused. */
+async function fuzzedBadNamesAreRefused({ service, property }: LawContext) {
+  await service.put(PROBE, NAME, bytes);
+  const before = await snapshot(service);
+  const poison = fc.constantFrom("", ".", "..", "\0", "\uD800", "a\uDFFFb");
+  const badName = fc
+    .tuple(fc.array(segmentArb, { maxLength: 3 }), poison, fc.nat())
+    .map(([segments, bad, at]) => {
+      const all = [...segments];
+      all.splice(at % (segments.length + 1), 0, bad);
+      return all.join("/");
+    });
+  await property([badName], async (name) => {
+    await expectRejectedAndNothingWritten(service, before, `put ${JSON.stringify(name)}`, () =>
+      service.put(PROBE, name, bytes),
+    );
+  });
+}
+
+/** Values exactly at each limit, and every generated valid name, are accepted. */
+async function valuesAtTheLimitsAreAccepted({ service, property }: LawContext) {
+  const app = "é".repeat(128); // 256 UTF-8 bytes
+  const scope: Scope = { kind: "session", app, user: app, session: app };
+  const name = `${"é".repeat(511)}xy`; // 1,024 UTF-8 bytes
+  const accepted = [
+    { mimeType: `a/${"x".repeat(253)}` },
+    { metadata: metadataOfBytes(MAX_METADATA_BYTES) },
+    { metadata: entries(MAX_METADATA_ENTRIES) },
+    { metadata: nested(MAX_METADATA_DEPTH) as never },
+    { metadata: Object.assign(Object.create(null), { nullPrototype: true }) },
+    { timeoutMs: 300_000 },
+  ];
+  for (const options of accepted) await service.put(scope, name, bytes, options);
+  const stored = await readAllVersions(service, scope, name);
+  expectEqual(stored.length, accepted.length, "versions stored at the limits");
+  await property([nameArb], async (generated) => {
+    await service.put(PROBE, generated, bytes);
+  });
+}
+
+export const validationLaws = [
+  check(
+    "validation",
+    "every bad scope, name, data, mimeType, metadata and option is invalid_argument and writes nothing",
+    badInputsAreRefused,
+  ),
+  check(
+    "validation",
+    "fuzzed names with an empty, . or .. segment, NUL or a lone surrogate are rejected",
+    fuzzedBadNamesAreRefused,
+  ),
+  check("validation", "values exactly at each limit are accepted", valuesAtTheLimitsAreAccepted),
+];

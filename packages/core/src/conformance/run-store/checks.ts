@@ -1,25 +1,15 @@
 import fc from "fast-check";
 import { isArtifactError } from "../../errors.js";
 import type { RunStore, RunStoreBounds, RunStoreBoundsOptions } from "../../run-store.js";
-import { type ConformanceCheck, propertyParameters, skipped } from "../check.js";
-import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
+import { type ConformanceCheck, check } from "../check.js";
+import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
+import { bytesArb } from "../payload.js";
 import { registerCopy, runStoreCommands } from "./commands.js";
+import { bindRunStoreLaw, type RunStoreContext, type RunStoreLaw } from "./context.js";
 import { invalidCalls } from "./invalid-calls.js";
 import { LIMIT_CODES, type ModelFile, RunStoreModel, sizeOf } from "./model.js";
 import { expectContent, expectSnapshot } from "./observe.js";
-import { type RunStoreConformanceOptions, SMALL_BOUNDS, withRunStore } from "./subject.js";
-
-type Law = (store: RunStore) => Promise<void>;
-
-const law = (
-  name: string,
-  options: RunStoreConformanceOptions,
-  bounds: RunStoreBoundsOptions,
-  body: Law,
-): ConformanceCheck => ({
-  name,
-  run: () => withRunStore(options, bounds, (holder) => body(holder.store)).then(() => undefined),
-});
+import { type RunStoreConformanceOptions, SMALL_BOUNDS } from "./subject.js";
 
 const file = (path: string, stepId: string, content: string | Uint8Array): ModelFile => ({
   path,
@@ -33,7 +23,8 @@ async function registerAll(store: RunStore, runId: string, files: readonly Model
   for (const f of files) await registerCopy(store, runId, f.stepId, f.path, f.content);
 }
 
-const upsertInPlace: Law = async (store) => {
+async function upsertInPlace({ open }: RunStoreContext) {
+  const store = await open({});
   const a = file("a", "s1", "alpha");
   const b = file("b", "s1", new Uint8Array([1, 2, 3]));
   const c = file("c/d", "s1", "gamma");
@@ -42,9 +33,10 @@ const upsertInPlace: Law = async (store) => {
   await registerCopy(store, "run", b2.stepId, b2.path, b2.content);
   expectSnapshot(await store.artifacts("run"), [a, b2, c], "after upserting the middle file");
   expectContent(await store.find("run", "b"), b2.content, "find after upsert");
-};
+}
 
-const upsertAtCountBound: Law = async (store) => {
+async function upsertAtCountBound({ open }: RunStoreContext) {
+  const store = await open({ maxArtifactsPerRun: 3 });
   const { maxArtifactsPerRun } = store.bounds();
   const files = Array.from({ length: maxArtifactsPerRun }, (_, i) => file(`f${i}`, "s1", "x"));
   await registerAll(store, "run", files);
@@ -66,13 +58,22 @@ const upsertAtCountBound: Law = async (store) => {
     [...files.slice(0, -1), replaced],
     "at the count bound",
   );
-};
+}
+
+type Placed = [runId: string, file: ModelFile];
+
+interface BoundEdge {
+  bounds: RunStoreBoundsOptions;
+  /** Registers that reach the bound exactly. */
+  fill: Placed[];
+  /** One more byte or file: refused. */
+  over: Placed;
+  /** A remove that frees room, the register that uses exactly that room, and one past it. */
+  free?: { remove: [runId: string, path: string]; refill: Placed; again: Placed };
+}
 
 /** For each bound: fill up to it exactly, then one byte or file more must fail and change nothing. */
-const BOUND_EDGES: Record<
-  keyof RunStoreBounds,
-  { bounds: RunStoreBoundsOptions; fill: [string, ModelFile][]; over: [string, ModelFile] }
-> = {
+const BOUND_EDGES: Record<keyof RunStoreBounds, BoundEdge> = {
   maxBytesPerArtifact: {
     bounds: { maxBytesPerArtifact: 4 },
     fill: [["r1", file("a", "s", "abcd")]],
@@ -85,6 +86,11 @@ const BOUND_EDGES: Record<
       ["r1", file("b", "s", "2")],
     ],
     over: ["r1", file("c", "s", "3")],
+    free: {
+      remove: ["r1", "a"],
+      refill: ["r1", file("c", "s", "3")],
+      again: ["r1", file("d", "s", "4")],
+    },
   },
   maxBytesPerRun: {
     bounds: { maxBytesPerRun: 6 },
@@ -93,6 +99,11 @@ const BOUND_EDGES: Record<
       ["r1", file("b", "s", new Uint8Array(3))],
     ],
     over: ["r1", file("a", "s", "abcd")], // an upsert that grows the run
+    free: {
+      remove: ["r1", "b"],
+      refill: ["r1", file("c", "s", new Uint8Array(3))],
+      again: ["r1", file("a", "s", "abcd")],
+    },
   },
   maxRuns: {
     bounds: { maxRuns: 2 },
@@ -101,6 +112,11 @@ const BOUND_EDGES: Record<
       ["r2", file("a", "s", "2")],
     ],
     over: ["r3", file("a", "s", "3")],
+    free: {
+      remove: ["r1", "a"], // the run's last file: the run is gone
+      refill: ["r3", file("a", "s", "3")],
+      again: ["r4", file("a", "s", "4")],
+    },
   },
   maxTotalBytes: {
     bounds: { maxTotalBytes: 6 },
@@ -109,47 +125,77 @@ const BOUND_EDGES: Record<
       ["r2", file("a", "s", "abc")],
     ],
     over: ["r3", file("a", "s", "a")],
+    free: {
+      remove: ["r2", "a"],
+      refill: ["r3", file("a", "s", "xyz")],
+      again: ["r1", file("b", "s", "a")],
+    },
   },
 };
 
-function boundChecks(options: RunStoreConformanceOptions): ConformanceCheck[] {
-  return (Object.keys(BOUND_EDGES) as (keyof RunStoreBounds)[]).map((bound) => {
-    const { bounds, fill, over } = BOUND_EDGES[bound];
-    return law(
-      `bounds: ${bound} fails closed with quota_exceeded (${LIMIT_CODES[bound]})`,
-      options,
-      bounds,
-      async (store) => {
-        expectEqual(store.bounds()[bound], bounds[bound], `bounds().${bound}`);
-        const model = new RunStoreModel(store.bounds());
-        for (const [runId, f] of fill) {
-          await registerCopy(store, runId, f.stepId, f.path, f.content);
-          model.register(runId, f);
-        }
-        const [runId, f] = over;
-        const error = await expectArtifactError(
-          () => store.register(runId, f.stepId, f.path, f.content),
-          "quota_exceeded",
-          `register past ${bound}`,
-        );
-        expectEqual(
-          isArtifactError(error) && error.detail.limit,
-          LIMIT_CODES[bound],
-          "detail.limit",
-        );
-        for (const id of new Set([runId, ...fill.map(([r]) => r)])) {
-          expectSnapshot(
-            await store.artifacts(id),
-            model.files(id),
-            `run ${id} after the refused register`,
-          );
-        }
-      },
-    );
-  });
+/** Refuses `placed` with the bound's quota_exceeded and changes nothing. */
+async function expectRefused(
+  store: RunStore,
+  model: RunStoreModel,
+  bound: keyof RunStoreBounds,
+  [runId, f]: Placed,
+  what: string,
+) {
+  const error = await expectArtifactError(
+    () => store.register(runId, f.stepId, f.path, f.content),
+    "quota_exceeded",
+    what,
+  );
+  expectEqual(
+    isArtifactError(error) && error.detail.limit,
+    LIMIT_CODES[bound],
+    `${what}: detail.limit`,
+  );
+  expectSnapshot(await store.artifacts(runId), model.files(runId), `run ${runId} after ${what}`);
 }
 
-const runsAreIsolated: Law = async (store) => {
+/** The bound refuses exactly one byte or file more; a remove frees exactly its room. */
+function boundIsExact(bound: keyof RunStoreBounds) {
+  return async ({ open }: RunStoreContext) => {
+    const { bounds, fill, over, free } = BOUND_EDGES[bound];
+    const store = await open(bounds);
+    expectEqual(store.bounds()[bound], bounds[bound], `bounds().${bound}`);
+    const model = new RunStoreModel(store.bounds());
+    const register = async ([runId, f]: Placed) => {
+      await registerCopy(store, runId, f.stepId, f.path, f.content);
+      model.register(runId, f);
+    };
+    for (const placed of fill) await register(placed);
+    await expectRefused(store, model, bound, over, `register past ${bound}`);
+    for (const [runId] of fill) {
+      expectSnapshot(await store.artifacts(runId), model.files(runId), `run ${runId} at the bound`);
+    }
+    if (!free) return;
+    const [runId, path] = free.remove;
+    await store.remove(runId, path);
+    model.remove(runId, path);
+    await register(free.refill).catch((error: unknown) =>
+      fail(
+        `register into the room a remove freed under ${bound}: expected success, got ${String(error)}`,
+      ),
+    );
+    expectSnapshot(
+      await store.artifacts(free.refill[0]),
+      model.files(free.refill[0]),
+      "the run after the room was used again",
+    );
+    await expectRefused(
+      store,
+      model,
+      bound,
+      free.again,
+      `register past ${bound} once the room is used again`,
+    );
+  };
+}
+
+async function runsAreIsolated({ open }: RunStoreContext) {
+  const store = await open({});
   const one = file("shared/path", "s1", "run one");
   const two = file("shared/path", "s1", new Uint8Array([2]));
   await registerAll(store, "run-1", [one, file("only-in-1", "s1", "x")]);
@@ -173,9 +219,10 @@ const runsAreIsolated: Law = async (store) => {
   expectSnapshot(await store.artifacts("run-1"), [], "after clear");
   await registerAll(store, "run-1/x", [two]);
   expectSnapshot(await store.artifacts("run-1/x"), [two], "clear reached another run");
-};
+}
 
-const removeAndClearAreIdempotent: Law = async (store) => {
+async function removeAndClearAreIdempotent({ open }: RunStoreContext) {
+  const store = await open({});
   const a = file("a", "s", "a");
   await registerAll(store, "run", [a, file("b", "s", "b")]);
   await store.remove("run", "b");
@@ -188,9 +235,10 @@ const removeAndClearAreIdempotent: Law = async (store) => {
   await store.clear("unknown-run");
   expectSnapshot(await store.artifacts("run"), [], "after repeated clears");
   expectTrue((await store.find("run", "a")) === undefined, "find after clear");
-};
+}
 
-const snapshotIsImmutable: Law = async (store) => {
+async function snapshotIsImmutable({ open }: RunStoreContext) {
+  const store = await open({});
   const a = file("a", "s", new Uint8Array([1, 2, 3]));
   const b = file("b", "s", "bee");
   await registerAll(store, "run", [a, b]);
@@ -217,9 +265,10 @@ const snapshotIsImmutable: Law = async (store) => {
   );
   expectContent(snapshot[1]?.content, b.content, "an earlier snapshot's content after an upsert");
   expectTrue(Object.isFrozen(snapshot), "the snapshot array is not frozen");
-};
+}
 
-const bytesAreCopied: Law = async (store) => {
+async function bytesAreCopied({ open }: RunStoreContext) {
+  const store = await open({});
   const sent = new Uint8Array([1, 2, 3]);
   await store.register("run", "s", "bin", sent);
   sent.fill(0);
@@ -231,120 +280,116 @@ const bytesAreCopied: Law = async (store) => {
     new Uint8Array([1, 2, 3]),
     "find after a reader changed its copy",
   );
-};
+}
 
-const contentKeepsItsKind: Law = async (store) => {
-  await fc.assert(
-    fc.asyncProperty(
-      fc.oneof(fc.string({ unit: "binary", maxLength: 64 }), fc.uint8Array({ maxLength: 64 })),
-      async (content) => {
-        await registerCopy(store, "kinds", "s", "file", content);
-        expectContent(await store.find("kinds", "file"), content, "find");
-        expectSnapshot(await store.artifacts("kinds"), [file("file", "s", content)], "artifacts");
-      },
-    ),
-    { numRuns: 25 },
+async function contentKeepsItsKind({ open, property }: RunStoreContext) {
+  const store = await open({});
+  await property(
+    [fc.oneof(fc.string({ unit: "binary", maxLength: 64 }), bytesArb(64 * 1024))],
+    async (content) => {
+      await registerCopy(store, "kinds", "s", "file", content);
+      expectContent(await store.find("kinds", "file"), content, "find");
+      expectSnapshot(await store.artifacts("kinds"), [file("file", "s", content)], "artifacts");
+    },
+    { scale: 1 / 4 },
   );
-};
+}
 
-const unknownRunIsEmpty: Law = async (store) => {
+async function unknownRunIsEmpty({ open }: RunStoreContext) {
+  const store = await open({});
   expectSnapshot(await store.artifacts("nobody"), [], "artifacts of an unknown run");
   expectTrue((await store.find("nobody", "a")) === undefined, "find in an unknown run");
-};
+}
 
-const invalidArgumentsChangeNothing: Law = async (store) => {
+async function invalidArgumentsChangeNothing({ open }: RunStoreContext) {
+  const store = await open({});
   const a = file("a", "s", "kept");
   await registerAll(store, "run", [a]);
   for (const { label, call } of invalidCalls("run", "a")) {
     await expectArtifactError(() => call(store), "invalid_argument", label);
   }
   expectSnapshot(await store.artifacts("run"), [a], "after every invalid call");
-};
-
-function modelCheck(options: RunStoreConformanceOptions): ConformanceCheck {
-  return {
-    name: "model: random register/upsert/find/artifacts/remove/clear sequences over several runs, with small bounds, match the reference model",
-    async run() {
-      await fc.assert(
-        fc.asyncProperty(runStoreCommands(options.reopen), (commands) =>
-          withRunStore(options, SMALL_BOUNDS, (holder) =>
-            fc.asyncModelRun(
-              () => ({ model: new RunStoreModel(SMALL_BOUNDS), real: holder }),
-              commands,
-            ),
-          ),
-        ),
-        propertyParameters(options),
-      );
-      return undefined;
-    },
-  };
 }
 
-function durabilityCheck(options: RunStoreConformanceOptions): ConformanceCheck {
-  const name = "durability: files, step ids, order and usage survive a reopen";
-  const { reopen } = options;
-  if (!reopen) return { name, run: async () => skipped("no reopen given: the store is volatile") };
-  return law(name, options, { maxArtifactsPerRun: 3 }, async (first) => {
-    const files = [
-      file("a", "s1", "alpha"),
-      file("b/c", "s1", new Uint8Array([0, 255])),
-      file("é", "s2", ""),
-    ];
-    await registerAll(first, "run", files);
-    const replaced = file("a", "s3", "alpha 2");
-    await registerCopy(first, "run", replaced.stepId, replaced.path, replaced.content);
-    const store = await reopen(first);
-    const expected = [replaced, ...files.slice(1)];
-    expectSnapshot(await store.artifacts("run"), expected, "after reopen");
-    await expectArtifactError(
-      () => store.register("run", "s4", "d", "x"),
-      "quota_exceeded",
-      "the count bound after reopen",
-    );
-    await store.register("run", "s4", "b/c", "upsert after reopen");
-    expectEqual(
-      (await store.artifacts("run")).map((entry) => entry.path),
-      ["a", "b/c", "é"],
-      "order after an upsert that follows a reopen",
-    );
-  });
+/**
+ * Random register/upsert/find/artifacts/remove/clear sequences over several runs, with small
+ * bounds that fill, free and fill again, match the reference model.
+ */
+async function sequencesMatchTheModel({ hooks, fresh, property, options }: RunStoreContext) {
+  await property([runStoreCommands(hooks.reopen, options.replayPath)], (commands) =>
+    fresh(SMALL_BOUNDS, (holder) =>
+      fc.asyncModelRun(() => ({ model: new RunStoreModel(SMALL_BOUNDS), real: holder }), commands),
+    ),
+  );
 }
 
-/** Every run-store check, in a stable order; `describeRunStore` wires each into vitest. */
-export function runStoreChecks(options: RunStoreConformanceOptions): ConformanceCheck[] {
-  return [
-    modelCheck(options),
-    law("upsert: last write wins and the file keeps its position", options, {}, upsertInPlace),
-    law(
-      "bounds: an upsert at maxArtifactsPerRun is not counted",
-      options,
-      { maxArtifactsPerRun: 3 },
-      upsertAtCountBound,
-    ),
-    ...boundChecks(options),
-    law(
-      "isolation: a run never sees, removes or clears another run's files",
-      options,
-      {},
-      runsAreIsolated,
-    ),
-    law("remove and clear are idempotent", options, {}, removeAndClearAreIdempotent),
-    law(
-      "artifacts: an immutable snapshot, unchanged by later writes",
-      options,
-      {},
-      snapshotIsImmutable,
-    ),
-    law("content: bytes are copied in and out", options, {}, bytesAreCopied),
-    law("content: strings come back as strings, bytes as bytes", options, {}, contentKeepsItsKind),
-    law("unknown run: artifacts is empty and find is undefined", options, {}, unknownRunIsEmpty),
-    law(
-      "validation: bad ids, paths and contents are invalid_argument and change nothing",
-      options,
-      {},
-      invalidArgumentsChangeNothing,
-    ),
-    durabilityCheck(options),
+/** Files, step ids, order and usage survive a reopen. */
+async function stateSurvivesReopen({ open, reopen }: RunStoreContext) {
+  const first = await open({ maxArtifactsPerRun: 3 });
+  const files = [
+    file("a", "s1", "alpha"),
+    file("b/c", "s1", new Uint8Array([0, 255])),
+    file("é", "s2", ""),
   ];
+  await registerAll(first, "run", files);
+  const replaced = file("a", "s3", "alpha 2");
+  await registerCopy(first, "run", replaced.stepId, replaced.path, replaced.content);
+  const store = await reopen();
+  const expected = [replaced, ...files.slice(1)];
+  expectSnapshot(await store.artifacts("run"), expected, "after reopen");
+  await expectArtifactError(
+    () => store.register("run", "s4", "d", "x"),
+    "quota_exceeded",
+    "the count bound after reopen",
+  );
+  await store.register("run", "s4", "b/c", "upsert after reopen");
+  expectEqual(
+    (await store.artifacts("run")).map((entry) => entry.path),
+    ["a", "b/c", "é"],
+    "order after an upsert that follows a reopen",
+  );
+}
+
+const BOUND_NAMES = Object.keys(BOUND_EDGES) as (keyof RunStoreBounds)[];
+
+/** Every law of the run-store contract, in the order they are reported. */
+export const RUN_STORE_LAWS: readonly RunStoreLaw[] = Object.freeze([
+  check(
+    "model",
+    "random register/upsert/find/artifacts/remove/clear sequences with small bounds that fill, free and fill again match the reference model",
+    sequencesMatchTheModel,
+  ),
+  check("upsert", "last write wins and the file keeps its position", upsertInPlace),
+  check("bounds", "an upsert at maxArtifactsPerRun is not counted", upsertAtCountBound),
+  ...BOUND_NAMES.map((bound) =>
+    check(
+      "bounds",
+      `${bound} fails closed with quota_exceeded (${LIMIT_CODES[bound]})${BOUND_EDGES[bound].free ? "; a remove frees exactly its room" : ""}`,
+      boundIsExact(bound),
+    ),
+  ),
+  check("isolation", "a run never sees, removes or clears another run's files", runsAreIsolated),
+  check("remove", "remove and clear are idempotent", removeAndClearAreIdempotent),
+  check("artifacts", "an immutable snapshot, unchanged by later writes", snapshotIsImmutable),
+  check("content", "bytes are copied in and out", bytesAreCopied),
+  check("content", "strings come back as strings, bytes as bytes", contentKeepsItsKind),
+  check("unknown run", "artifacts is empty and find is undefined", unknownRunIsEmpty),
+  check(
+    "validation",
+    "bad ids, paths and contents are invalid_argument and change nothing",
+    invalidArgumentsChangeNothing,
+  ),
+  check("durability", "files, step ids, order and usage survive a reopen", stateSurvivesReopen, {
+    needs: ["reopen"],
+  }),
+] as RunStoreLaw[]);
+
+/** Every run-store check bound to `options` (only those matching `options.only`, if given). */
+export function runStoreChecks(
+  options: RunStoreConformanceOptions,
+  subjectName = "my-run-store",
+): ConformanceCheck[] {
+  return RUN_STORE_LAWS.map((law) => bindRunStoreLaw(law, options, subjectName)).filter(
+    (c) => options.only === undefined || c.name.includes(options.only),
+  );
 }

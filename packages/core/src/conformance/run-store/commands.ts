@@ -3,9 +3,10 @@ import fc from "fast-check";
 import { isArtifactError } from "../../errors.js";
 import type { RunContent, RunStore } from "../../run-store.js";
 import { expectArtifactError, expectTrue } from "../expect.js";
+import { seededBytes } from "../payload.js";
 import { type ModelFile, type RunStoreModel, sizeOf } from "./model.js";
 import { expectContent, expectSnapshot } from "./observe.js";
-import type { RunStoreHolder } from "./subject.js";
+import { type RunStoreHolder, reopenRunStore } from "./subject.js";
 
 type Command = fc.AsyncCommand<RunStoreModel, RunStoreHolder>;
 
@@ -15,11 +16,14 @@ export const STEP_IDS: readonly string[] = Object.freeze(["step-1", "step-2"]);
 /** More paths than SMALL_BOUNDS.maxArtifactsPerRun, with prefixes and non-ASCII. */
 export const PATHS: readonly string[] = Object.freeze(["a", "a/b", "b", "é.txt", "dir/😀"]);
 
-/** Text and bytes, mostly within SMALL_BOUNDS.maxBytesPerArtifact, sometimes over it. */
+/**
+ * Text and bytes of 0 to 10 bytes, spread evenly (explicit sizes, not fast-check's small
+ * default), so registers reach SMALL_BOUNDS' per-file, per-run and total bytes, and pass them.
+ */
 export const contentArb: fc.Arbitrary<RunContent> = fc.oneof(
-  fc.string({ maxLength: 6 }),
-  fc.string({ unit: "binary", maxLength: 3 }),
-  fc.uint8Array({ maxLength: 10 }),
+  fc.integer({ min: 0, max: 10 }).map((size) => "abcdefghij".slice(0, size)),
+  fc.string({ unit: "binary", minLength: 1, maxLength: 4, size: "max" }),
+  fc.integer({ min: 0, max: 10 }).map((size) => seededBytes(size, size + 1)),
 );
 
 export const copyOf = (content: RunContent): RunContent =>
@@ -68,6 +72,7 @@ class RegisterCommand implements Command {
       model.register(this.runId, file);
       return;
     }
+    model.noteRefused(this.runId);
     const error = await expectArtifactError(action, "quota_exceeded", `${this}`);
     const limit = isArtifactError(error) ? error.detail.limit : undefined;
     expectTrue(
@@ -149,12 +154,11 @@ class ClearCommand implements Command {
 }
 
 class ReopenCommand implements Command {
-  constructor(readonly reopen: (old: RunStore) => Promise<RunStore>) {}
   check() {
     return true;
   }
   async run(_model: RunStoreModel, real: RunStoreHolder) {
-    real.store = await this.reopen(real.store);
+    await reopenRunStore(real);
   }
   toString() {
     return "reopen()";
@@ -162,7 +166,7 @@ class ReopenCommand implements Command {
 }
 
 /** Random sequences over a few runs and colliding paths, with upserts on purpose. */
-export function runStoreCommands(reopen: ((old: RunStore) => Promise<RunStore>) | undefined) {
+export function runStoreCommands(reopen: boolean, replayPath?: string) {
   const runId = fc.constantFrom(...RUN_IDS);
   const path = fc.constantFrom(...PATHS);
   const register = fc
@@ -178,6 +182,10 @@ export function runStoreCommands(reopen: ((old: RunStore) => Promise<RunStore>) 
     fc.tuple(runId, path).map(([r, p]) => new RemoveCommand(r, p)),
     runId.map((r) => new ClearCommand(r)),
   ];
-  if (reopen) commands.push(fc.constant(new ReopenCommand(reopen)));
-  return fc.commands(commands, { maxCommands: 40 });
+  if (reopen) commands.push(fc.constant(new ReopenCommand()));
+  return fc.commands(commands, {
+    maxCommands: 60,
+    size: "max",
+    ...(replayPath === undefined ? {} : { replayPath }),
+  });
 }

@@ -1,8 +1,11 @@
-export { runStoreChecks } from "./checks.js";
+export { RUN_STORE_LAWS, runStoreChecks } from "./checks.js";
+export { runStoreCommands } from "./commands.js";
+export type { RunStoreContext, RunStoreLaw } from "./context.js";
 export { describeRunStore } from "./describe.js";
-export { LIMIT_CODES, RunStoreModel } from "./model.js";
+export { LIMIT_CODES, RunStoreCoverage, RunStoreModel } from "./model.js";
 export {
   type RunStoreConformanceOptions,
+  type RunStoreHolder,
   type RunStoreSubject,
   SMALL_BOUNDS,
 } from "./subject.js";

@@ -21,9 +21,29 @@ export const LIMIT_CODES: Readonly<Record<keyof RunStoreBounds, string>> = Objec
   maxTotalBytes: "max_total_bytes",
 });
 
+/** What a sequence did, so the kit can measure its own generators. */
+export class RunStoreCoverage {
+  /** Runs where a register was refused by a bound. */
+  readonly refused = new Set<string>();
+  /** Runs refused, then freed by a remove or clear. */
+  readonly freedAfterRefusal = new Set<string>();
+  /** A register succeeded in a run after it was refused and freed. */
+  refilled = false;
+}
+
 /** The pure reference model of a run store: runs of files in registration order. */
 export class RunStoreModel {
   readonly #runs = new Map<string, ModelFile[]>();
+  readonly coverage = new RunStoreCoverage();
+
+  /** Notes a register refused by a bound (for the coverage measure). */
+  noteRefused(runId: string): void {
+    this.coverage.refused.add(runId);
+  }
+
+  #noteFreed(runId: string): void {
+    if (this.coverage.refused.size > 0) this.coverage.freedAfterRefusal.add(runId);
+  }
 
   constructor(readonly bounds: RunStoreBounds) {}
 
@@ -64,15 +84,18 @@ export class RunStoreModel {
     if (index < 0) files.push(file);
     else files[index] = file;
     this.#runs.set(runId, files);
+    if (this.coverage.freedAfterRefusal.size > 0) this.coverage.refilled = true;
   }
 
   remove(runId: string, path: string): void {
+    if (this.find(runId, path)) this.#noteFreed(runId);
     const files = this.files(runId).filter((file) => file.path !== path);
     if (files.length === 0) this.#runs.delete(runId);
     else this.#runs.set(runId, files);
   }
 
   clear(runId: string): void {
+    if (this.files(runId).length > 0) this.#noteFreed(runId);
     this.#runs.delete(runId);
   }
 }

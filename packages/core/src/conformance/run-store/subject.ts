@@ -1,20 +1,30 @@
 import type { RunStore, RunStoreBounds, RunStoreBoundsOptions } from "../../run-store.js";
 
-/** A fresh, empty store and how to dispose of it. */
+/** A fresh, empty store over storage of its own, and the hooks that reach that storage. */
 export interface RunStoreSubject {
   store: RunStore;
+  /**
+   * Durable stores: a new store over the same storage with the same bounds, as after a
+   * restart (the subject closes whatever the old store held open).
+   */
+  reopen?: () => Promise<RunStore>;
+  /** Removes the subject's storage. */
   cleanup?: () => Promise<void>;
 }
 
 export interface RunStoreConformanceOptions {
-  /** A fresh, empty store enforcing `bounds` (the rest at the store's defaults). */
+  /** A fresh, empty subject enforcing `bounds` (the rest at the store's defaults). */
   create: (bounds: RunStoreBoundsOptions) => Promise<RunStoreSubject>;
-  /** Durable stores: a new store over the same storage as `old`, with the same bounds, as after a restart. */
-  reopen?: (old: RunStore) => Promise<RunStore>;
   /** fast-check runs per property (default 100). */
   numRuns?: number;
-  /** fast-check seed, to replay a failure. */
+  /** fast-check seed, to replay a failure (the failure report prints it). */
   seed?: number;
+  /** fast-check path of a shrunk counterexample, to replay it with `seed` and `only`. */
+  path?: string;
+  /** fast-check's replay hint for a shrunk command sequence (the failure report prints it). */
+  replayPath?: string;
+  /** Runs only the checks whose name contains this text (the failure report prints it). */
+  only?: string;
   /** Per-check time limit in vitest (default 120,000 ms). */
   testTimeoutMs?: number;
 }
@@ -31,17 +41,26 @@ export const SMALL_BOUNDS: RunStoreBounds = Object.freeze({
 /** The store under test; `reopen` replaces it in place. */
 export interface RunStoreHolder {
   store: RunStore;
+  readonly subject: RunStoreSubject;
+}
+
+/** Opens the next store over the same storage. */
+export async function reopenRunStore(holder: RunStoreHolder): Promise<RunStore> {
+  const { reopen } = holder.subject;
+  if (!reopen) throw new TypeError("the subject has no reopen");
+  holder.store = await reopen();
+  return holder.store;
 }
 
 /** Runs `body` against a fresh store with `bounds` and always cleans it up. */
-export async function withRunStore(
+export async function withRunStore<T>(
   options: RunStoreConformanceOptions,
   bounds: RunStoreBoundsOptions,
-  body: (holder: RunStoreHolder) => Promise<void>,
-): Promise<void> {
+  body: (holder: RunStoreHolder) => Promise<T>,
+): Promise<T> {
   const subject = await options.create(bounds);
   try {
-    await body({ store: subject.store });
+    return await body({ store: subject.store, subject });
   } finally {
     await subject.cleanup?.();
   }

@@ -1,0 +1,126 @@
+// Patched copies of the real fs adapter: each replaces exact source text in
+// packages/fs/src/service.ts. A patch whose text is no longer there fails the build of the
+// copy loudly, so the mutants follow the adapter as it changes.
+
+export interface SourcePatch {
+  /** Exact text in service.ts. */
+  find: string;
+  replace: string;
+  /** Replace every occurrence (default: the text must occur exactly once). */
+  all?: boolean;
+}
+
+export interface FsMutantSpec {
+  /** Also the directory name of the patched copy. */
+  slug: string;
+  bug: string;
+  patches: readonly SourcePatch[];
+}
+
+export const FS_MUTANTS: readonly FsMutantSpec[] = [
+  {
+    slug: "digest-first-block",
+    bug: "digests only the first block of a put (sha256 wrong above 1 MiB)",
+    patches: [
+      {
+        find: "const digest = await digestDataInTurns(bytes);",
+        replace: "const digest = await digestDataInTurns(bytes.subarray(0, 1024 * 1024));",
+      },
+    ],
+  },
+  {
+    slug: "delete-all-resets-counter",
+    bug: 'delete("all") removes the reservations and forgets the counter: versions are reused',
+    patches: [
+      {
+        find: 'for (const version of versions) await removeIfPresent(versionFile(dir, version, "d"));',
+        replace:
+          'for (const version of versions) {\n          await removeIfPresent(versionFile(dir, version, "d"));\n          await removeIfPresent(versionFile(dir, version, "r"));\n        }\n        this.#counters.clear();',
+      },
+    ],
+  },
+  {
+    slug: "delete-latest-takes-oldest",
+    bug: 'delete("latest") removes the oldest live version',
+    patches: [
+      {
+        find: "const latest = (await this.#liveVersions(dir)).at(-1);",
+        replace: "const latest = (await this.#liveVersions(dir)).at(0);",
+      },
+    ],
+  },
+  {
+    slug: "versions-string-order",
+    bug: "orders versions as strings (10 before 9): latest and listings go wrong past version 9",
+    patches: [
+      { find: "return versions.sort(compareNumbers);", replace: "return versions.sort();" },
+    ],
+  },
+  {
+    slug: "inclusive-name-cursor",
+    bug: "treats the name cursor as inclusive",
+    patches: [
+      {
+        find: ": indexAfter(sorted, request.cursor, (item) => item, compareUtf8);",
+        replace:
+          ": Math.max(0, sorted.findIndex((item) => compareUtf8(item, request.cursor as string) >= 0));",
+      },
+    ],
+  },
+  {
+    slug: "version-cursor-must-be-live",
+    bug: "a version cursor deleted between pages restarts the listing",
+    patches: [
+      {
+        find: ": indexAfter(versions, request.cursor, (item) => item, compareNumbers);",
+        replace: ": versions.indexOf(request.cursor) + 1;",
+      },
+    ],
+  },
+  {
+    slug: "created-at-on-read",
+    bug: "stamps createdAt with the time of each read",
+    patches: [{ find: "createdAt: meta.createdAt,", replace: "createdAt: Date.now()," }],
+  },
+  {
+    slug: "uncopied-put-buffer",
+    bug: "writes the caller's buffer without copying it: changes in flight are stored",
+    patches: [
+      {
+        find: "const bytes = Buffer.from(request.data);",
+        replace:
+          "const bytes = Buffer.from(request.data.buffer, request.data.byteOffset, request.data.byteLength);",
+      },
+    ],
+  },
+  {
+    slug: "joined-scope-ids",
+    bug: 'keys scopes by their ids joined with "/" and only checks that a slot holds some scope',
+    patches: [
+      { find: "scopeDigest(", replace: "joinedScopeDigest(", all: true },
+      {
+        find: "if (sameScope(validateScope(slot.scope), scope)) return true;",
+        replace: "if (validateScope(slot.scope)) return true;",
+      },
+      {
+        find: "export class FsArtifactService",
+        replace:
+          'function joinedScopeDigest(scope: Scope): string {\n  return scopeDigest({ kind: "app", app: Object.values(scope).slice(1).join("/") } as Scope);\n}\n\nexport class FsArtifactService',
+      },
+    ],
+  },
+  {
+    slug: "upload-after-close",
+    bug: "openUpload and openDownload still work after close()",
+    patches: [
+      {
+        find: "    this.#ensureOpen();\n    const request = parseUpload(",
+        replace: "    const request = parseUpload(",
+      },
+      {
+        find: "    this.#ensureOpen();\n    const request = parseDownload(",
+        replace: "    const request = parseDownload(",
+      },
+    ],
+  },
+];

@@ -1,0 +1,173 @@
+import { type ArtifactError, isArtifactError } from "../../errors.js";
+import type { ArtifactMeta, ArtifactService, PutOptions, Scope } from "../../types.js";
+import { freshScope } from "../arbitraries.js";
+import { check, type LawContext } from "../check.js";
+import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
+import { readAllVersions } from "../observe.js";
+import { seededBytes } from "../payload.js";
+
+// Idempotent retries (PutOptions.idempotencyKey): within one (scope, name) the first put
+// that publishes with a key binds it to its version for good; a retry writes nothing and
+// returns that version, a different payload under the key is invalid_argument.
+
+const NAME = "idempotent/report.md";
+const KEY = "tool-call-17";
+
+const payload = (seed: number) => seededBytes(300, seed);
+
+async function versionsOf(service: ArtifactService, scope: Scope, name = NAME) {
+  return (await readAllVersions(service, scope, name)).map((meta) => meta.version);
+}
+
+/** The retry's record is the first put's record, key included. */
+function expectSameRecord(retry: ArtifactMeta, first: ArtifactMeta, what: string) {
+  for (const field of ["version", "size", "sha256", "mimeType", "createdAt"] as const) {
+    expectEqual(retry[field], first[field], `${what}: ${field} of the bound version`);
+  }
+  expectEqual(retry.idempotencyKey, KEY, `${what}: the record's idempotencyKey`);
+}
+
+/** A retry with the same key in the same scope and name returns the first version, writes nothing. */
+async function retryReturnsTheFirstVersion({ service }: LawContext) {
+  const scope = freshScope("idempotent-retry");
+  const options: PutOptions = {
+    mimeType: "text/markdown",
+    metadata: { step: 1 },
+    idempotencyKey: KEY,
+  };
+  const first = await service.put(scope, NAME, payload(1), options);
+  expectEqual(first.idempotencyKey, KEY, "the first put's record: idempotencyKey");
+  const retry = await service.put(scope, NAME, payload(1), { ...options, metadata: { step: 1 } });
+  expectSameRecord(retry, first, "a retry with the same key and payload");
+  expectEqual(await versionsOf(service, scope), [first.version], "versions after the retry");
+  const other = await service.put(scope, NAME, payload(2));
+  const late = await service.put(scope, NAME, payload(1), options);
+  expectSameRecord(late, first, "a retry after a newer version");
+  expectEqual(
+    await versionsOf(service, scope),
+    [first.version, other.version],
+    "versions after a retry that follows a newer put",
+  );
+  expectEqual(
+    (await service.get(scope, NAME)).version,
+    other.version,
+    "latest after a late retry (the retry publishes nothing)",
+  );
+  await service.delete(scope, NAME, first.version);
+  const afterDelete = await expectArtifactError(
+    () => service.put(scope, NAME, payload(1), options),
+    "not_found",
+    "a retry whose bound version was deleted",
+  );
+  expectEqual(
+    (afterDelete as ArtifactError).detail.version,
+    first.version,
+    "detail.version of the not_found",
+  );
+  expectEqual(await versionsOf(service, scope), [other.version], "versions after that retry");
+}
+
+/** A different payload (bytes, mimeType or metadata) under a bound key is refused. */
+async function differentPayloadIsRefused({ service }: LawContext) {
+  const scope = freshScope("idempotent-conflict");
+  const options: PutOptions = { mimeType: "text/plain", metadata: { a: 1 }, idempotencyKey: KEY };
+  const first = await service.put(scope, NAME, payload(3), options);
+  const differing: [string, Uint8Array, PutOptions][] = [
+    ["other bytes", payload(4), options],
+    ["one byte more", seededBytes(301, 3), options],
+    ["another mimeType", payload(3), { ...options, mimeType: "text/markdown" }],
+    ["other metadata", payload(3), { ...options, metadata: { a: 2 } }],
+    ["no metadata", payload(3), { mimeType: "text/plain", idempotencyKey: KEY }],
+  ];
+  for (const [what, data, differs] of differing) {
+    const error = await expectArtifactError(
+      () => service.put(scope, NAME, data, differs),
+      "invalid_argument",
+      `a put with ${what} under a bound key`,
+    );
+    expectEqual((error as ArtifactError).detail.field, "idempotencyKey", `${what}: detail.field`);
+  }
+  expectEqual(await versionsOf(service, scope), [first.version], "nothing was written");
+}
+
+/** Keys are per scope and name: the same key elsewhere is another key. */
+async function keysArePerScopeAndName({ service }: LawContext) {
+  const base = freshScope("idempotent-keys");
+  const joined: Scope = { kind: "session", app: base.app, user: `${base.user}/x`, session: "y" };
+  const other: Scope = {
+    kind: "session",
+    app: base.app,
+    user: base.user,
+    session: `x/${base.session}`,
+  };
+  const options: PutOptions = { idempotencyKey: KEY };
+  const first = await service.put(base, NAME, payload(5), options);
+  for (const [scope, name, what] of [
+    [base, `${NAME}.v2`, "another name"],
+    [joined, NAME, "another scope"],
+    [other, NAME, "a scope whose ids join like the first"],
+  ] as const) {
+    const meta = await service.put(scope, name, payload(6), options);
+    expectEqual(meta.sha256 === first.sha256, false, `${what}: a new version with its own bytes`);
+    expectEqual(await versionsOf(service, scope, name), [meta.version], `${what}: versions`);
+  }
+  expectEqual(await versionsOf(service, base), [first.version], "the first name is untouched");
+}
+
+/** A bound key survives reopen. */
+async function keySurvivesReopen(context: LawContext) {
+  const scope = freshScope("idempotent-reopen");
+  const options: PutOptions = { metadata: { n: 1 }, idempotencyKey: KEY };
+  const first = await context.service.put(scope, NAME, payload(7), options);
+  const service = await context.reopen();
+  const retry = await service.put(scope, NAME, payload(7), { ...options, metadata: { n: 1 } });
+  expectSameRecord(retry, first, "a retry after reopen");
+  await expectArtifactError(
+    () => service.put(scope, NAME, payload(8), options),
+    "invalid_argument",
+    "another payload under the key after reopen",
+  );
+  expectEqual(await versionsOf(service, scope), [first.version], "versions after reopen");
+}
+
+/** Concurrent puts with one key publish one version, and every one that succeeds reports it. */
+async function concurrentPutsPublishOnce({ service }: LawContext) {
+  const scope = freshScope("idempotent-race");
+  const data = payload(9);
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 8 }, () =>
+      service.put(scope, NAME, data.slice(), { idempotencyKey: KEY }),
+    ),
+  );
+  const versions = new Set<number>();
+  for (const outcome of outcomes) {
+    if (outcome.status === "fulfilled") versions.add(outcome.value.version);
+    else if (!isArtifactError(outcome.reason))
+      fail(`a concurrent put failed with ${String(outcome.reason)}`);
+  }
+  expectTrue(
+    versions.size === 1,
+    `concurrent puts with one key reported versions ${[...versions]}`,
+  );
+  expectEqual(await versionsOf(service, scope), [...versions], "one version published");
+}
+
+export const idempotencyLaws = [
+  check(
+    "idempotency",
+    "a retry with the same key in the same scope and name returns the first version and writes nothing",
+    retryReturnsTheFirstVersion,
+  ),
+  check(
+    "idempotency",
+    "a different payload (bytes, mimeType or metadata) under a bound key is invalid_argument and writes nothing",
+    differentPayloadIsRefused,
+  ),
+  check("idempotency", "keys are per scope and name", keysArePerScopeAndName),
+  check("idempotency", "a bound key survives reopen", keySurvivesReopen, { needs: ["reopen"] }),
+  check(
+    "idempotency",
+    "concurrent puts with one key publish one version, reported by every put that succeeds",
+    concurrentPutsPublishOnce,
+  ),
+];

@@ -1,0 +1,112 @@
+import fc from "fast-check";
+import type { Scope } from "../types.js";
+import { COLLIDING_NAMES, COLLIDING_SCOPES, putInputArb } from "./arbitraries.js";
+import {
+  type Command,
+  DeleteCommand,
+  LegacyListCommand,
+  ListNamesCommand,
+  ListVersionsCommand,
+  PutCommand,
+  ReadCommand,
+  ReopenCommand,
+  type VersionPick,
+} from "./commands.js";
+
+// Command sequences that find multi-step bugs: 0 to 60 commands (fast-check's size "max"),
+// most of them on one to three artifacts chosen per sequence (which collide on purpose:
+// the same name in another scope, "a" beside "a/b"), a few anywhere else.
+
+/** Longest sequence; fast-check spreads lengths up to it (see the kit's coverage test). */
+export const MAX_COMMANDS = 60;
+
+interface Target {
+  scope: Scope;
+  name: string;
+}
+
+const TARGETS: readonly Target[] = COLLIDING_SCOPES.flatMap((scope) =>
+  COLLIDING_NAMES.map((name) => ({ scope, name })),
+);
+
+const anyTarget = fc.constantFrom(...TARGETS);
+
+/**
+ * One to three artifacts a sequence concentrates on. The second and third are chosen to
+ * collide with the first: its name in another scope, or another name in its scope.
+ */
+const focusArb: fc.Arbitrary<Target[]> = fc
+  .tuple(
+    anyTarget,
+    fc.array(
+      fc.oneof(
+        fc.constantFrom(...COLLIDING_SCOPES).map((scope) => ({ scope })),
+        fc.constantFrom(...COLLIDING_NAMES).map((name) => ({ name })),
+        anyTarget,
+      ),
+      { maxLength: 2 },
+    ),
+  )
+  .map(([first, others]) => [first, ...others.map((other) => ({ ...first, ...other }))]);
+
+const versionPickArb: fc.Arbitrary<VersionPick> = fc.oneof(
+  { arbitrary: fc.nat(2).map((top) => ({ top })), weight: 3 },
+  { arbitrary: fc.nat(20).map((any) => ({ any })), weight: 1 },
+);
+
+const limitArb = fc.integer({ min: 1, max: 4 });
+
+function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Command>[] {
+  const target = fc.oneof(
+    { arbitrary: fc.constantFrom(...focus), weight: 6 },
+    { arbitrary: anyTarget, weight: 1 },
+  );
+  const scope = target.map((t) => t.scope);
+  const put = fc
+    .tuple(target, putInputArb())
+    .map(([t, input]) => new PutCommand(t.scope, t.name, input));
+  const read = fc
+    .tuple(target, fc.oneof(fc.constant("latest" as const), versionPickArb), fc.boolean())
+    .map(([t, pick, data]) => new ReadCommand(t.scope, t.name, pick, data));
+  const remove = fc
+    .tuple(
+      target,
+      fc.oneof(
+        { arbitrary: versionPickArb, weight: 3 },
+        { arbitrary: fc.constant("latest" as const), weight: 2 },
+        { arbitrary: fc.constant("all" as const), weight: 1 },
+      ),
+    )
+    .map(([t, pick]) => new DeleteCommand(t.scope, t.name, pick));
+  // A name cursor from the pool: live, deleted, or never there.
+  const names = fc
+    .tuple(scope, limitArb, fc.option(fc.constantFrom(...COLLIDING_NAMES), { nil: undefined }))
+    .map(([s, limit, cursor]) => new ListNamesCommand(s, limit, cursor));
+  const versions = fc
+    .tuple(target, limitArb, fc.option(versionPickArb, { nil: undefined }))
+    .map(([t, limit, cursor]) => new ListVersionsCommand(t.scope, t.name, limit, cursor));
+  const weighted: [fc.Arbitrary<Command>, number][] = [
+    [put, 5],
+    [read, 4],
+    [remove, 3],
+    [versions, 2],
+    [names, 1],
+    [scope.map((s) => new LegacyListCommand(s)), 1],
+  ];
+  if (reopen) weighted.push([fc.constant(new ReopenCommand()), 1]);
+  return weighted.flatMap(([arbitrary, weight]) => Array.from({ length: weight }, () => arbitrary));
+}
+
+/** Random command sequences concentrated on a few colliding artifacts. */
+export function artifactCommands(
+  reopen: boolean,
+  replayPath?: string,
+): fc.Arbitrary<Iterable<Command>> {
+  return focusArb.chain((focus) =>
+    fc.commands(commandArbs(focus, reopen), {
+      maxCommands: MAX_COMMANDS,
+      size: "max",
+      ...(replayPath === undefined ? {} : { replayPath }),
+    }),
+  );
+}

@@ -1,0 +1,87 @@
+import type { RunStore, RunStoreBoundsOptions } from "../../run-store.js";
+import {
+  type CheckOutcome,
+  type ConformanceCheck,
+  failureReport,
+  type Law,
+  type LawContext,
+  propertyRunner,
+  skip,
+} from "../check.js";
+import { ConformanceFailure } from "../expect.js";
+import {
+  type RunStoreConformanceOptions,
+  type RunStoreHolder,
+  type RunStoreSubject,
+  reopenRunStore,
+  withRunStore,
+} from "./subject.js";
+
+/** What a run-store law's body works with. */
+export interface RunStoreContext {
+  readonly options: RunStoreConformanceOptions;
+  readonly hooks: { readonly reopen: boolean };
+  /** A fresh subject with `bounds`, cleaned up when the law ends. */
+  open(bounds?: RunStoreBoundsOptions): Promise<RunStore>;
+  /** A new store over the storage of the last one `open` gave, as after a restart. */
+  reopen(): Promise<RunStore>;
+  /** Runs `body` on a fresh subject with `bounds` (one per property run). */
+  fresh<T>(bounds: RunStoreBoundsOptions, body: (holder: RunStoreHolder) => Promise<T>): Promise<T>;
+  property: LawContext["property"];
+}
+
+export type RunStoreLaw = Law<RunStoreContext>;
+
+async function runLaw(
+  law: RunStoreLaw,
+  options: RunStoreConformanceOptions,
+  probe: RunStoreSubject,
+): Promise<CheckOutcome> {
+  if (law.needs.includes("reopen") && !probe.reopen) {
+    return skip("the subject gives no reopen: the store is volatile");
+  }
+  const opened: RunStoreSubject[] = [];
+  let last: RunStoreHolder | undefined;
+  const context: RunStoreContext = {
+    options,
+    hooks: { reopen: probe.reopen !== undefined },
+    open: async (bounds = {}) => {
+      const subject = await options.create(bounds);
+      opened.push(subject);
+      last = { store: subject.store, subject };
+      return subject.store;
+    },
+    reopen: () => {
+      if (!last) throw new TypeError("reopen before open");
+      return reopenRunStore(last);
+    },
+    fresh: (bounds, body) => withRunStore(options, bounds, body),
+    property: propertyRunner(options),
+  };
+  try {
+    return (await law.body(context)) ?? undefined;
+  } finally {
+    for (const subject of opened) await subject.cleanup?.();
+  }
+}
+
+/** Binds a run-store law to the subjects in `options`. */
+export function bindRunStoreLaw(
+  law: RunStoreLaw,
+  options: RunStoreConformanceOptions,
+  subjectName: string,
+): ConformanceCheck {
+  const name = `${law.group}: ${law.name}`;
+  return {
+    name,
+    run: async () => {
+      try {
+        return await withRunStore(options, {}, (probe) => runLaw(law, options, probe.subject));
+      } catch (error) {
+        throw new ConformanceFailure(
+          failureReport(name, `describeRunStore(${JSON.stringify(subjectName)}`, error),
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import type { ArtifactMeta } from "@artifact-kit/core";
+import type {
+  ArtifactServiceConformanceOptions,
+  ServiceSubject,
+} from "@artifact-kit/core/conformance";
+import type { Bucket } from "@google-cloud/storage";
+import type { GcsArtifactServiceBounds } from "./config.js";
+import { GcsArtifactService } from "./service.js";
+
+/** Small enough for the kit to drive the item, page and list limits to their edge. */
+export const SMALL_GCS_BOUNDS: Readonly<GcsArtifactServiceBounds> = Object.freeze({
+  maxArtifactBytes: 64,
+  maxPageLimit: 3,
+  legacyListLimit: 5,
+});
+
+/**
+ * Flips one data byte of the object published for `meta` under `prefix`, keeping its custom
+ * metadata: what a damaged object in the bucket looks like to the adapter.
+ */
+async function corruptObject(bucket: Bucket, prefix: string, meta: ArtifactMeta, offset: number) {
+  const [files] = await bucket.getFiles({ prefix: `${prefix}/` });
+  const published = files.filter((file) => file.name.includes("/n/"));
+  const file = published.find(
+    (candidate) => Number(candidate.name.split("/").at(-1)) === meta.version,
+  );
+  if (!file) throw new Error(`no published object under ${prefix} to corrupt`);
+  const custom = file.metadata.metadata ?? {};
+  const [body] = await file.download();
+  const at = Number(custom["artifact-kit-header-bytes"]) + offset;
+  body[at] = (body[at] ?? 0) ^ 0xff;
+  await file.save(body, { resumable: false, metadata: { metadata: custom } });
+}
+
+/**
+ * The conformance kit's subjects for the gcs adapter: each subject is a fresh prefix in the
+ * bucket that `openBucket` opens; reopen is a new service through a new `openBucket()` (a new
+ * client, as another host would be); corrupt damages the published object in place.
+ */
+export function gcsSubjects(
+  openBucket: () => Bucket,
+): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded"> {
+  const subject = (bounds: GcsArtifactServiceBounds) => async (): Promise<ServiceSubject> => {
+    const prefix = randomUUID();
+    const open = () => new GcsArtifactService({ bucket: openBucket(), prefix, ...bounds });
+    return {
+      service: open(),
+      reopen: async () => open(),
+      corrupt: (meta, offset) => corruptObject(openBucket(), prefix, meta, offset),
+    };
+  };
+  return { create: subject({}), createBounded: subject({ ...SMALL_GCS_BOUNDS }) };
+}
