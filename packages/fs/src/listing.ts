@@ -1,0 +1,61 @@
+import { join } from "node:path";
+import { compareUtf8 } from "@artifact-kit/core";
+import { type ScopePaths, SLOT_PATTERN } from "./layout.js";
+import { scanStoreDirectory } from "./records.js";
+import { readNameSlot } from "./slots.js";
+
+/** Slot files read in parallel when listing names from a cold cache. */
+const SLOT_READ_BATCH = 64;
+
+interface NameIndex {
+  /** Verified name slots of one scope: digest -> name. Slots are immutable once linked. */
+  readonly byDigest: Map<string, string>;
+  /** The names above in UTF-8 byte order. */
+  sorted: string[];
+}
+
+/**
+ * Every name ever created in a scope, from its name slots. Slots are immutable once linked,
+ * so each is read and verified once per instance; a later call reads only the slots that
+ * other processes (or this one) have linked since.
+ */
+export class NameIndexes {
+  readonly #maxScanEntries: number;
+  readonly #indexes = new Map<string, NameIndex>();
+
+  constructor(maxScanEntries: number) {
+    this.#maxScanEntries = maxScanEntries;
+  }
+
+  /** Every name ever created in a scope (live or not), in UTF-8 byte order. */
+  async knownNames(scopeDirs: ScopePaths): Promise<string[]> {
+    let index = this.#indexes.get(scopeDirs.digest);
+    if (!index) {
+      index = { byDigest: new Map(), sorted: [] };
+      this.#indexes.set(scopeDirs.digest, index);
+    }
+    const known = index.byDigest;
+    const unread: string[] = [];
+    for (const entry of await scanStoreDirectory(scopeDirs.names, this.#maxScanEntries)) {
+      const digest = SLOT_PATTERN.exec(entry)?.[1];
+      if (digest !== undefined && !known.has(digest)) unread.push(digest);
+    }
+    if (unread.length === 0) return index.sorted;
+    for (let i = 0; i < unread.length; i += SLOT_READ_BATCH) {
+      const batch = unread.slice(i, i + SLOT_READ_BATCH);
+      const names = await Promise.all(
+        batch.map((digest) => readNameSlot(join(scopeDirs.names, `${digest}.json`), digest)),
+      );
+      names.forEach((name, j) => {
+        if (name !== undefined) known.set(batch[j] as string, name);
+      });
+    }
+    index.sorted = [...known.values()].sort(compareUtf8);
+    return index.sorted;
+  }
+
+  /** Forgets every index (on close). */
+  clear(): void {
+    this.#indexes.clear();
+  }
+}
