@@ -59,13 +59,15 @@ import {
   createExclusive,
   isMissing,
   readFileRange,
+  removeIfPossible,
   removeIfPresent,
   removeQuietly,
   syncDirectory,
 } from "./io.js";
+import { KeyBindings } from "./keys.js";
 import { namePaths, type RootPaths, rootPaths, scopePaths, versionFile } from "./layout.js";
 import { NameIndexes } from "./listing.js";
-import { publish } from "./publication.js";
+import { type Publisher, publish } from "./publication.js";
 import { type RepairOptions, type RepairReport, repairTree } from "./repair.js";
 import { Slots } from "./slots.js";
 import { StagingFile } from "./staging-file.js";
@@ -89,6 +91,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #capabilities: Capabilities;
   readonly #slots: Slots;
   readonly #allocator: VersionAllocator;
+  readonly #publisher: Publisher;
   readonly #nameIndexes: NameIndexes;
   #closed = false;
 
@@ -97,6 +100,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     this.#dirs = rootPaths(config.root);
     this.#slots = new Slots(config, this.#dirs);
     this.#allocator = new VersionAllocator(config);
+    this.#publisher = { config, allocator: this.#allocator, keys: new KeyBindings(config) };
     this.#nameIndexes = new NameIndexes(config.maxScanEntries);
     const { maxArtifactBytes, maxScopes, maxNamesPerScope, maxVersionsPerName } = config;
     this.#capabilities = defineCapabilities({
@@ -164,8 +168,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
       const nameDirs = await this.#slots.ensureName(scopeDirs, request.name);
       const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
       return await publish(
-        this.#config,
-        this.#allocator,
+        this.#publisher,
         { scopeDirs, nameDirs, dataStage, request, digest },
         createDurably(dataStage, bytes, this.#config.fileMode),
       );
@@ -198,8 +201,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
           const synced = file.syncAndClose();
           try {
             return await publish(
-              this.#config,
-              this.#allocator,
+              this.#publisher,
               { scopeDirs, nameDirs, dataStage, request, digest },
               synced,
               deadline,
@@ -280,7 +282,9 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
         for (const version of versions) {
           if (await removeIfPresent(versionFile(dir, version, "m"))) removed += 1;
         }
-        for (const version of versions) await removeIfPresent(versionFile(dir, version, "d"));
+        for (const version of versions) await removeIfPossible(versionFile(dir, version, "d"));
+        // Again, after the data: see unpublish().
+        for (const version of versions) await removeIfPresent(versionFile(dir, version, "m"));
       } else if (request.selector === "latest") {
         // Another process may delete the latest version first: then take the next one.
         for (;;) {
@@ -393,9 +397,11 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
   }
 
   /**
-   * Removes staging leftovers and unpublished payloads at least `minAgeMs` old. Never removes
-   * a reservation, a slot, a claim or published metadata; metadata whose data is missing is
-   * counted in `corrupt`. Each directory read is bounded by maxScanEntries.
+   * Removes staging leftovers and unpublished payloads at least `minAgeMs` old, and publishes
+   * the versions of idempotency key bindings a crash cut short. Never removes a reservation,
+   * a slot, a claim, a binding or published metadata; metadata whose data is missing is
+   * counted in `corrupt`, leftovers it cannot remove are listed in `unremovable`. Each
+   * directory read is bounded by maxScanEntries.
    */
   async repair(options?: RepairOptions): Promise<RepairReport> {
     this.#ensureOpen();

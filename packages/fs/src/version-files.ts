@@ -6,10 +6,17 @@ import {
   checkMetaReply,
   compareNumbers,
   corruptArtifact,
+  type DataDigest,
   type Scope,
   sha256Hex,
 } from "@artifact-kit/core";
-import { pathExists, readExactly, releaseInBackground, removeIfPresent } from "./io.js";
+import {
+  pathExists,
+  readExactly,
+  releaseInBackground,
+  removeIfPossible,
+  removeIfPresent,
+} from "./io.js";
 import { VERSION_FILE_PATTERN, versionFile } from "./layout.js";
 import { openChecked, parseFormatRecord, readSmallFile, scanStoreDirectory } from "./records.js";
 
@@ -24,8 +31,8 @@ import { openChecked, parseFormatRecord, readSmallFile, scanStoreDirectory } fro
  */
 export const MAX_METADATA_FILE_BYTES = 65_536;
 
-/** Block digests are stored in a version's reservation as concatenated lowercase hex. */
-const BLOCK_DIGEST_CHARS = 64;
+/** Digests are stored in a version's reservation as concatenated lowercase hex. */
+const DIGEST_CHARS = 64;
 
 /** meta: the record only; head: the record and the data file's size; full: the bytes too. */
 export type ReadMode = "meta" | "head" | "full";
@@ -55,10 +62,15 @@ export async function liveVersions(dir: string, maxScanEntries: number): Promise
   return versions.sort(compareNumbers);
 }
 
-/** Removes a version's metadata, then its data; false when it was not published. */
+/**
+ * Removes a version's metadata, then its data, then its metadata again: a put finishing an
+ * idempotency key binding may have linked it back in between (see keys.ts); false when it
+ * was not published.
+ */
 export async function unpublish(dir: string, version: number): Promise<boolean> {
   if (!(await removeIfPresent(versionFile(dir, version, "m")))) return false;
-  await removeIfPresent(versionFile(dir, version, "d"));
+  await removeIfPossible(versionFile(dir, version, "d"));
+  await removeIfPresent(versionFile(dir, version, "m"));
   return true;
 }
 
@@ -146,21 +158,32 @@ export async function openVersion(
   }
 }
 
-/** The block digests recorded in a version's reservation, checked against its size. */
+/**
+ * The block digests recorded in a version's reservation, checked against its metadata. The
+ * reservation holds the whole data's SHA-256 and then each block's, so that a download (which
+ * checks blocks, not the whole) refuses a record whose sha256 was changed, as a get does.
+ * Reservations written before the whole digest was recorded hold the blocks only.
+ */
 async function readBlocks(dir: string, meta: ArtifactMeta): Promise<readonly string[]> {
   const detail = { version: meta.version };
-  const expected = blockCount(meta.size) * BLOCK_DIGEST_CHARS;
-  const bytes = await readSmallFile(
-    versionFile(dir, meta.version, "r"),
-    expected,
-    "the version reservation",
-    detail,
-  );
-  const text = bytes?.toString("latin1");
+  const count = blockCount(meta.size);
+  const text = (
+    await readSmallFile(
+      versionFile(dir, meta.version, "r"),
+      (count + 1) * DIGEST_CHARS,
+      "the version reservation",
+      detail,
+    )
+  )?.toString("latin1");
+  const whole = text?.length === (count + 1) * DIGEST_CHARS;
+  if (whole && text.slice(0, DIGEST_CHARS) !== meta.sha256) {
+    throw corruptArtifact("the metadata's SHA-256 is not the one recorded at publication", detail);
+  }
+  const listed = whole ? text.slice(DIGEST_CHARS) : text;
   const digests =
-    text?.length === expected
-      ? Array.from({ length: blockCount(meta.size) }, (_, i) =>
-          text.slice(i * BLOCK_DIGEST_CHARS, (i + 1) * BLOCK_DIGEST_CHARS),
+    listed?.length === count * DIGEST_CHARS
+      ? Array.from({ length: count }, (_, i) =>
+          listed.slice(i * DIGEST_CHARS, (i + 1) * DIGEST_CHARS),
         )
       : undefined;
   const blocks = checkBlockDigests(digests, meta.size);
@@ -168,28 +191,42 @@ async function readBlocks(dir: string, meta: ArtifactMeta): Promise<readonly str
   return blocks;
 }
 
-function decodeMeta(bytes: Buffer, at: VersionAddress): ArtifactMeta {
-  const detail = detailOf(at);
-  const record = parseFormatRecord(bytes, "the metadata file", detail);
+/** The reservation's content: the whole data's SHA-256, then each block's (lowercase hex). */
+export function reservationRecord(digest: DataDigest): string {
+  return digest.sha256 + digest.blocks.join("");
+}
+
+/**
+ * Decodes a version's metadata record (from `<v>.m`, or the idempotency key binding it was
+ * linked from), checked to belong to `at`; with `at.version` absent, any version.
+ */
+export function decodeMeta(
+  bytes: Buffer,
+  at: Omit<VersionAddress, "version"> & { readonly version?: number },
+  what = "the metadata file",
+): ArtifactMeta {
+  const detail = at.version === undefined ? {} : { version: at.version };
+  const record = parseFormatRecord(bytes, what, detail);
   let meta: ArtifactMeta;
   try {
     meta = checkMetaReply(record, at.scope, at.name);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw corruptArtifact(`the metadata file is invalid: ${reason}`, detail, error);
+    throw corruptArtifact(`${what} is invalid: ${reason}`, detail, error);
   }
-  if (meta.version !== at.version) {
-    throw corruptArtifact("the metadata file names another version", detail);
+  if (at.version !== undefined && meta.version !== at.version) {
+    throw corruptArtifact(`${what} names another version`, detail);
   }
   return Object.freeze({
     scope: at.scope,
     name: at.name,
-    version: at.version,
+    version: meta.version,
     mimeType: meta.mimeType,
     size: meta.size,
     sha256: meta.sha256,
     createdAt: meta.createdAt,
     metadata: meta.metadata,
+    ...(meta.idempotencyKey === undefined ? {} : { idempotencyKey: meta.idempotencyKey }),
   });
 }
 
