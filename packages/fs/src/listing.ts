@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { compareUtf8 } from "@artifact-kit/core";
+import { DirectoryCache } from "./dir-cache.js";
 import { type ScopePaths, SLOT_PATTERN } from "./layout.js";
 import { scanStoreDirectory } from "./records.js";
 import { readNameSlot } from "./slots.js";
@@ -11,7 +12,7 @@ interface NameIndex {
   /** Verified name slots of one scope: digest -> name. Slots are immutable once linked. */
   readonly byDigest: Map<string, string>;
   /** The names above in UTF-8 byte order. */
-  sorted: string[];
+  sorted: readonly string[];
 }
 
 /**
@@ -22,13 +23,19 @@ interface NameIndex {
 export class NameIndexes {
   readonly #maxScanEntries: number;
   readonly #indexes = new Map<string, NameIndex>();
+  readonly #reads = new DirectoryCache<readonly string[]>();
 
   constructor(maxScanEntries: number) {
     this.#maxScanEntries = maxScanEntries;
   }
 
   /** Every name ever created in a scope (live or not), in UTF-8 byte order. */
-  async knownNames(scopeDirs: ScopePaths): Promise<string[]> {
+  knownNames(scopeDirs: ScopePaths): Promise<readonly string[]> {
+    // The names directory is read again only when a slot was linked since.
+    return this.#reads.read(scopeDirs.names, () => this.#refresh(scopeDirs));
+  }
+
+  async #refresh(scopeDirs: ScopePaths): Promise<readonly string[]> {
     let index = this.#indexes.get(scopeDirs.digest);
     if (!index) {
       index = { byDigest: new Map(), sorted: [] };
@@ -50,12 +57,13 @@ export class NameIndexes {
         if (name !== undefined) known.set(batch[j] as string, name);
       });
     }
-    index.sorted = [...known.values()].sort(compareUtf8);
+    index.sorted = Object.freeze([...known.values()].sort(compareUtf8));
     return index.sorted;
   }
 
   /** Forgets every index (on close). */
   clear(): void {
     this.#indexes.clear();
+    this.#reads.clear();
   }
 }

@@ -54,6 +54,7 @@ import {
   resolveFsConfig,
   validateMilliseconds,
 } from "./config.js";
+import { DirectoryCache } from "./dir-cache.js";
 import {
   createDurably,
   createExclusive,
@@ -93,6 +94,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #allocator: VersionAllocator;
   readonly #publisher: Publisher;
   readonly #nameIndexes: NameIndexes;
+  readonly #versionLists = new DirectoryCache<readonly number[]>();
   #closed = false;
 
   private constructor(config: FsConfig) {
@@ -371,7 +373,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     request.deadline.check();
     try {
       const scopeDirs = scopePaths(this.#dirs, scopeDigest(request.scope));
-      const live: [string, string, number[]][] = [];
+      const live: [string, string, readonly number[]][] = [];
       let total = 0;
       for (const name of await this.#nameIndexes.knownNames(scopeDirs)) {
         request.deadline.check();
@@ -430,14 +432,18 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     this.#slots.clear();
     this.#allocator.clear();
     this.#nameIndexes.clear();
+    this.#versionLists.clear();
   }
 
   #nameDir(scope: Scope, name: string): string {
     return namePaths(scopePaths(this.#dirs, scopeDigest(scope)), name).dir;
   }
 
-  #liveVersions(dir: string): Promise<number[]> {
-    return liveVersions(dir, this.#config.maxScanEntries);
+  /** Published versions of a name, ascending; reread only when its directory changed. */
+  #liveVersions(dir: string): Promise<readonly number[]> {
+    return this.#versionLists.read(dir, async () =>
+      Object.freeze(await liveVersions(dir, this.#config.maxScanEntries)),
+    );
   }
 
   async #find(
@@ -464,7 +470,9 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     const { scope, name } = request;
     const dir = this.#nameDir(scope, name);
     const candidates =
-      request.version === "latest" ? (await this.#liveVersions(dir)).reverse() : [request.version];
+      request.version === "latest"
+        ? [...(await this.#liveVersions(dir))].reverse()
+        : [request.version];
     // A candidate deleted by another process since the listing is skipped; a corrupt one
     // fails the call, never falls back to an older version.
     for (const version of candidates) {

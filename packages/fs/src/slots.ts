@@ -12,7 +12,7 @@ import {
   validateScope,
 } from "@artifact-kit/core";
 import type { FsConfig } from "./config.js";
-import { createDurably, isTaken, removeQuietly, syncDirectory } from "./io.js";
+import { createDurably, isTaken, pathExists, removeQuietly, syncDirectory } from "./io.js";
 import {
   type NamePaths,
   namePaths,
@@ -54,6 +54,8 @@ export class Slots {
   readonly #scopes = new Map<string, Promise<ScopePaths>>();
   /** Names (key `scopeDigest/nameDigest`) whose slot this instance has created or verified. */
   readonly #names = new Map<string, Promise<NamePaths>>();
+  /** Per claims directory, the number above the last claim this instance took. */
+  readonly #nextClaims = new Map<string, number>();
 
   constructor(config: FsConfig, dirs: RootPaths) {
     this.#config = config;
@@ -110,6 +112,7 @@ export class Slots {
   clear(): void {
     this.#scopes.clear();
     this.#names.clear();
+    this.#nextClaims.clear();
   }
 
   /**
@@ -153,8 +156,49 @@ export class Slots {
     }
   }
 
-  /** Takes the lowest free claim number in 1..maxClaims, or fails with capacity_reached. */
+  /**
+   * Takes a free claim number in 1..maxClaims, or fails with capacity_reached. Claims are
+   * taken upwards from the top of the ones taken so far, found by a few existence probes
+   * instead of a read of the whole claims directory; only when the top is full are numbers
+   * given back below it looked for, by reading the directory, so the ceiling stays exact.
+   */
   async #claim(spec: SlotSpec): Promise<string> {
+    const claimPath = (number: number) => join(spec.claims, String(number));
+    let number = await this.#frontier(spec, this.#nextClaims.get(spec.claims) ?? 1);
+    for (; number <= spec.maxClaims; number++) {
+      if (await this.#tryClaim(spec, claimPath(number))) {
+        this.#nextClaims.set(spec.claims, number + 1);
+        return claimPath(number);
+      }
+    }
+    return this.#claimLowestFree(spec);
+  }
+
+  /**
+   * The first free number above the taken claims at or after `from`: doubling steps while
+   * numbers are taken, then bisection between the last taken and the first free one.
+   */
+  async #frontier(spec: SlotSpec, from: number): Promise<number> {
+    const limit = spec.maxClaims + 1;
+    const taken = (number: number) =>
+      number < limit ? pathExists(join(spec.claims, String(number))) : Promise.resolve(false);
+    if (!(await taken(from))) return from;
+    let low = from;
+    let high = Math.min(limit, from + 1);
+    for (let step = 1; await taken(high); step *= 2) {
+      low = high;
+      high = Math.min(limit, high + step);
+    }
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (await taken(middle)) low = middle;
+      else high = middle;
+    }
+    return high;
+  }
+
+  /** Takes the lowest free claim number in 1..maxClaims, or fails with capacity_reached. */
+  async #claimLowestFree(spec: SlotSpec): Promise<string> {
     for (;;) {
       const taken = new Set(await scanStoreDirectory(spec.claims, this.#config.maxScanEntries));
       let number = 1;
@@ -163,13 +207,19 @@ export class Slots {
         throw capacityReached(spec.kind, CEILING_BOUND[spec.kind], spec.maxClaims);
       }
       const claim = join(spec.claims, String(number));
-      try {
-        await createDurably(claim, spec.digest, this.#config.fileMode);
-        await syncDirectory(spec.claims);
-        return claim;
-      } catch (error) {
-        if (!isTaken(error)) throw error;
-      }
+      if (await this.#tryClaim(spec, claim)) return claim;
+    }
+  }
+
+  /** Creates one claim exclusively; false when another creator has it. */
+  async #tryClaim(spec: SlotSpec, claim: string): Promise<boolean> {
+    try {
+      await createDurably(claim, spec.digest, this.#config.fileMode);
+      await syncDirectory(spec.claims);
+      return true;
+    } catch (error) {
+      if (!isTaken(error)) throw error;
+      return false;
     }
   }
 

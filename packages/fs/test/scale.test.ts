@@ -1,0 +1,87 @@
+import { readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Scope, scopeDigest } from "@artifact-kit/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { FsArtifactService } from "../src/index.js";
+import { codeOf, tempRoot } from "./helpers.js";
+
+// The shortcuts that keep per-call cost flat as a store grows (issue 17) must never hide
+// another process's change: directory readings are reused only while the directory is
+// provably unchanged, and claims are found by probing rather than a full read.
+
+const SCOPE: Scope = { kind: "app", app: "scale" };
+const bytes = (text: string) => new TextEncoder().encode(text);
+/** Longer than the period a directory must have been left alone before a reading is reused. */
+const SETTLE_MS = 2_300;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function twoInstances(options: { maxScanEntries?: number } = {}) {
+  const temp = await tempRoot("scale");
+  cleanups.push(temp.cleanup);
+  const open = async () => {
+    const service = await FsArtifactService.open({ root: temp.root, ...options });
+    cleanups.push(() => service.close());
+    return service;
+  };
+  return { root: temp.root, a: await open(), b: await open() };
+}
+
+describe("reused directory readings", () => {
+  it("a reader that has settled on a directory still sees every later change by another instance", async () => {
+    const { a, b } = await twoInstances();
+    await a.put(SCOPE, "n1", bytes("1"));
+    await a.put(SCOPE, "n2", bytes("2"));
+    await sleep(SETTLE_MS);
+    // Readings taken now may be reused by `a` while the directories stay unchanged.
+    expect((await a.listNames(SCOPE)).items).toEqual(["n1", "n2"]);
+    expect((await a.get(SCOPE, "n1")).version).toBe(1);
+    expect((await a.listVersions(SCOPE, "n1")).items.map((m) => m.version)).toEqual([1]);
+    expect((await a.listNames(SCOPE)).items).toEqual(["n1", "n2"]);
+
+    await b.put(SCOPE, "n0", bytes("0"));
+    await b.put(SCOPE, "n1", bytes("1b"));
+    expect((await a.listNames(SCOPE)).items).toEqual(["n0", "n1", "n2"]);
+    expect(new TextDecoder().decode((await a.get(SCOPE, "n1")).data)).toBe("1b");
+    expect((await a.listVersions(SCOPE, "n1")).items.map((m) => m.version)).toEqual([1, 2]);
+
+    await sleep(SETTLE_MS);
+    expect((await a.get(SCOPE, "n1")).version).toBe(2);
+    await b.delete(SCOPE, "n1", "latest");
+    await b.delete(SCOPE, "n2", "all");
+    expect((await a.get(SCOPE, "n1")).version).toBe(1);
+    expect(await codeOf(a.get(SCOPE, "n2"))).toBe("not_found");
+    expect((await a.listNames(SCOPE)).items).toEqual(["n0", "n1"]);
+    // A's own delete of what its reading still lists.
+    await a.delete(SCOPE, "n1", "latest");
+    expect(await codeOf(a.get(SCOPE, "n1"))).toBe("not_found");
+  }, 15_000);
+});
+
+describe("capacity claims found by probing", () => {
+  it("a new instance claims above the taken ones; a claim given back is reused only at the ceiling", async () => {
+    // maxScanEntries 20: at most 10 names per scope.
+    const { root, a } = await twoInstances({ maxScanEntries: 20 });
+    for (let i = 0; i < 7; i++) await a.put(SCOPE, `n${i}`, bytes("x"));
+    const claims = join(root, "scopes", scopeDigest(SCOPE), "name-claims");
+    const numbers = async () => (await readdir(claims)).map(Number).sort((x, y) => x - y);
+    const c = await FsArtifactService.open({ root, maxScanEntries: 20 });
+    cleanups.push(() => c.close());
+    await c.put(SCOPE, "m0", bytes("x"));
+    expect(await numbers()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // Removed by hand, claim 3 stands for one given back by a slot race's loser.
+    await rm(join(claims, "3"));
+    await a.put(SCOPE, "m1", bytes("x"));
+    await a.put(SCOPE, "m2", bytes("x"));
+    expect(await numbers()).toEqual([1, 2, 4, 5, 6, 7, 8, 9, 10]);
+    // The top is full: the given-back number is taken, then the ceiling holds exactly.
+    await c.put(SCOPE, "m3", bytes("x"));
+    expect(await numbers()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(await codeOf(a.put(SCOPE, "m4", bytes("x")))).toBe("capacity_reached");
+    expect(await codeOf(c.put(SCOPE, "m4", bytes("x")))).toBe("capacity_reached");
+  });
+});
