@@ -2,11 +2,14 @@ import { join } from "node:path";
 import { compareUtf8 } from "@artifact-kit/core";
 import { DirectoryCache } from "./dir-cache.js";
 import { type ScopePaths, SLOT_PATTERN } from "./layout.js";
+import { readNameSnapshot, writeNameSnapshot } from "./name-snapshot.js";
 import { scanStoreDirectory } from "./records.js";
 import { readNameSlot } from "./slots.js";
 
 /** Slot files read in parallel when listing names from a cold cache. */
 const SLOT_READ_BATCH = 64;
+/** Slot files one refresh must have read before it leaves a name snapshot for the next instance. */
+const SNAPSHOT_AFTER_SLOT_READS = 256;
 
 interface NameIndex {
   /** Verified name slots of one scope: digest -> name. Slots are immutable once linked. */
@@ -18,15 +21,18 @@ interface NameIndex {
 /**
  * Every name ever created in a scope, from its name slots. Slots are immutable once linked,
  * so each is read and verified once per instance; a later call reads only the slots that
- * other processes (or this one) have linked since.
+ * other processes (or this one) have linked since. An instance's first read takes what it
+ * can from the scope's name snapshot (see name-snapshot.ts) and reads only the other slots.
  */
 export class NameIndexes {
   readonly #maxScanEntries: number;
+  readonly #fileMode: number;
   readonly #indexes = new Map<string, NameIndex>();
   readonly #reads = new DirectoryCache<readonly string[]>();
 
-  constructor(maxScanEntries: number) {
+  constructor(maxScanEntries: number, fileMode: number) {
     this.#maxScanEntries = maxScanEntries;
+    this.#fileMode = fileMode;
   }
 
   /** Every name ever created in a scope (live or not), in UTF-8 byte order. */
@@ -48,8 +54,14 @@ export class NameIndexes {
       if (digest !== undefined && !known.has(digest)) unread.push(digest);
     }
     if (unread.length === 0) return index.sorted;
-    for (let i = 0; i < unread.length; i += SLOT_READ_BATCH) {
-      const batch = unread.slice(i, i + SLOT_READ_BATCH);
+    const fromSnapshot = known.size === 0 ? await readNameSnapshot(scopeDirs) : new Map();
+    const slotsToRead = unread.filter((digest) => {
+      const name = fromSnapshot.get(digest);
+      if (name !== undefined) known.set(digest, name);
+      return name === undefined;
+    });
+    for (let i = 0; i < slotsToRead.length; i += SLOT_READ_BATCH) {
+      const batch = slotsToRead.slice(i, i + SLOT_READ_BATCH);
       const names = await Promise.all(
         batch.map((digest) => readNameSlot(join(scopeDirs.names, `${digest}.json`), digest)),
       );
@@ -58,6 +70,9 @@ export class NameIndexes {
       });
     }
     index.sorted = Object.freeze([...known.values()].sort(compareUtf8));
+    if (slotsToRead.length >= SNAPSHOT_AFTER_SLOT_READS) {
+      await writeNameSnapshot(scopeDirs, index.sorted, this.#fileMode);
+    }
     return index.sorted;
   }
 

@@ -103,7 +103,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     this.#slots = new Slots(config, this.#dirs);
     this.#allocator = new VersionAllocator(config);
     this.#publisher = { config, allocator: this.#allocator, keys: new KeyBindings(config) };
-    this.#nameIndexes = new NameIndexes(config.maxScanEntries);
+    this.#nameIndexes = new NameIndexes(config.maxScanEntries, config.fileMode);
     const { maxArtifactBytes, maxScopes, maxNamesPerScope, maxVersionsPerName } = config;
     this.#capabilities = defineCapabilities({
       durability: "durable",

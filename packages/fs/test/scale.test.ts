@@ -1,4 +1,4 @@
-import { readdir, rm } from "node:fs/promises";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Scope, scopeDigest } from "@artifact-kit/core";
@@ -60,6 +60,31 @@ describe("reused directory readings", () => {
     await a.delete(SCOPE, "n1", "latest");
     expect(await codeOf(a.get(SCOPE, "n1"))).toBe("not_found");
   }, 15_000);
+});
+
+describe("the name snapshot", () => {
+  it("spares the next instance's first listing the slot reads, and is never trusted beyond the slots", async () => {
+    const { root, a } = await twoInstances();
+    const names = Array.from({ length: 260 }, (_, i) => `n${String(i).padStart(3, "0")}`);
+    await Promise.all(names.map((name) => a.put(SCOPE, name, bytes("x"))));
+    const snapshot = join(root, "scopes", scopeDigest(SCOPE), "names.snapshot");
+    const listAll = async () => {
+      const fresh = await FsArtifactService.open({ root });
+      try {
+        return (await fresh.listNames(SCOPE, { limit: 1000 })).items;
+      } finally {
+        await fresh.close();
+      }
+    };
+    expect(await listAll()).toEqual(names);
+    const written = JSON.parse(await readFile(snapshot, "utf8"));
+    expect(written.names).toEqual(names);
+    // A snapshot that lies (a name no slot holds, a name missing) or is torn changes nothing.
+    await writeFile(snapshot, JSON.stringify({ format: 1, names: ["evil", ...names.slice(1)] }));
+    expect(await listAll()).toEqual(names);
+    await writeFile(snapshot, '{"format":1,"names":["n0');
+    expect(await listAll()).toEqual(names);
+  }, 30_000);
 });
 
 describe("capacity claims found by probing", () => {
