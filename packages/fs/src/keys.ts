@@ -82,7 +82,7 @@ export class KeyBindings {
     at: Omit<VersionAddress, "version">,
     key: string,
   ): Promise<ArtifactMeta | undefined> {
-    const detail = { field: "idempotencyKey" };
+    const detail = { kind: "idempotencyKey" };
     const bytes = await readSmallFile(
       binding,
       MAX_METADATA_FILE_BYTES,
