@@ -2,11 +2,14 @@
 // Pick-and-install proof: each publishable package is packed, installed from its tarball
 // into a fresh project outside the workspace with only its declared dependencies, then a
 // small program (scripts/smoke/<package>.ts) is type-checked with the oldest TypeScript we
-// claim and with 7, and run on every supported Node. Last, the third-party adapter example
-// runs the conformance kit against the packed core.
+// claim and with 7, and run on every supported Node. Then every README's ```ts snippets are
+// type-checked, and run, in a fresh project that installs exactly the README's install line
+// (see readme-snippets.mjs). Last, the third-party adapter example runs the conformance kit
+// against the packed core.
 import { execFileSync } from "node:child_process";
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -15,13 +18,17 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { proveReadmeSnippets } from "./readme-snippets.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const OLDEST_TYPESCRIPT = "5.4.5";
 /** @google-cloud/storage's own declarations use generic typed arrays, new in TypeScript 5.7. */
 const OLDEST_TYPESCRIPT_FOR_GCS = "5.7.3";
-const ALL_NODES = ["20", "22", "24"];
+const ALL_NODES = ["20", "22", "24", "26"];
+const REPOSITORY = "https://github.com/artifact-kit/artifact-kit";
+/** pg's protocol declarations use the generic Buffer of @types/node, which needs TypeScript 5.7. */
+const OLDEST_TYPESCRIPT_FOR_PG = "5.7.3";
 /**
  * Peers a user installs beside a package, and the Node versions each set is proven on:
  * @google-cloud/storage 8 needs Node 22, so 7.22 is the one proven on Node 20. A peer named
@@ -48,6 +55,14 @@ const VARIANTS = {
       skipLibCheck: true,
     },
   ],
+  postgres: [
+    {
+      label: "pg 8",
+      peers: { pg: "^8.0.0", "@types/pg": "^8.0.0" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT_FOR_PG,
+    },
+  ],
   gcs: [
     {
       label: "storage 7.22",
@@ -58,8 +73,16 @@ const VARIANTS = {
     {
       label: "storage 8",
       peers: { "@google-cloud/storage": "^8.0.0" },
-      nodes: ["22", "24"],
+      nodes: ["22", "24", "26"],
       oldestTypeScript: OLDEST_TYPESCRIPT_FOR_GCS,
+    },
+  ],
+  s3: [
+    {
+      label: "@aws-sdk/client-s3 3",
+      peers: { "@aws-sdk/client-s3": "^3.700.0" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
     },
   ],
 };
@@ -88,10 +111,19 @@ function step(label, action) {
   }
 }
 
-/** The smoke programs get the emulator's endpoint under a name the GCS client ignores. */
+/**
+ * The smoke programs get the emulator's endpoint under names the GCS client ignores: the
+ * smoke programs' own, and the one the gcs README's emulator recipe exports.
+ */
 function programEnvironment() {
   const { STORAGE_EMULATOR_HOST, ...env } = process.env;
-  return STORAGE_EMULATOR_HOST ? { ...env, ARTIFACT_KIT_GCS_ENDPOINT: STORAGE_EMULATOR_HOST } : env;
+  return STORAGE_EMULATOR_HOST
+    ? {
+        ...env,
+        ARTIFACT_KIT_GCS_ENDPOINT: STORAGE_EMULATOR_HOST,
+        GCS_EMULATOR_ENDPOINT: STORAGE_EMULATOR_HOST,
+      }
+    : env;
 }
 
 const run = (command, args, cwd) =>
@@ -106,6 +138,12 @@ const publishable = readdirSync(join(root, "packages"))
     manifest: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")),
   }))
   .filter(({ manifest }) => !manifest.private);
+
+// `node scripts/smoke-packages.mjs fs cli` proves those packages only (all are packed);
+// `--readmes-only` skips the smoke programs and proves the README snippets alone.
+const readmesOnly = process.argv.includes("--readmes-only");
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
+const selected = publishable.filter(({ dir }) => only.length === 0 || only.includes(dir));
 
 console.log(`Packing ${publishable.length} packages into ${work}`);
 const tarballs = {};
@@ -126,10 +164,50 @@ for (const { dir, manifest } of publishable) {
     );
     if (stray.length > 0) throw new Error(`the tarball ships test files: ${stray.join(", ")}`);
   });
+  step(`${manifest.name}: LICENSE, links, files entries and source maps`, () =>
+    checkPackageHygiene(dir, manifest, tarballs[manifest.name]),
+  );
+}
+
+/**
+ * What a published package owes its users beyond code: the license text, where its source
+ * and issues live, no `files` entry for a missing file, and no source map pointing at a
+ * source that is not shipped.
+ */
+function checkPackageHygiene(dir, manifest, tarball) {
+  const shipped = new Set(
+    run("tar", ["-tzf", tarball], work)
+      .split("\n")
+      .filter(Boolean)
+      .map((file) => file.replace(/^package\//, "")),
+  );
+  const problems = [];
+  if (!shipped.has("LICENSE")) problems.push("no LICENSE in the tarball");
+  const repository = manifest.repository ?? {};
+  if (repository.url !== `git+${REPOSITORY}.git` || repository.directory !== `packages/${dir}`) {
+    problems.push(`repository must be { url: git+${REPOSITORY}.git, directory: packages/${dir} }`);
+  }
+  if (manifest.homepage !== `${REPOSITORY}/tree/main/packages/${dir}#readme`) {
+    problems.push("homepage must be the package's folder on GitHub");
+  }
+  if (manifest.bugs?.url !== `${REPOSITORY}/issues`) problems.push("bugs must be the issues page");
+  for (const entry of manifest.files ?? []) {
+    if (!entry.startsWith("!") && !existsSync(join(root, "packages", dir, entry))) {
+      problems.push(`files names ${entry}, which does not exist`);
+    }
+  }
+  for (const map of [...shipped].filter((file) => file.endsWith(".map"))) {
+    const extracted = run("tar", ["-xzOf", tarball, `package/${map}`], work);
+    for (const source of JSON.parse(extracted).sources ?? []) {
+      const shippedSource = join(dirname(map), source);
+      if (!shipped.has(shippedSource)) problems.push(`${map} points at ${source}, not shipped`);
+    }
+  }
+  if (problems.length > 0) throw new Error(problems.join("\n"));
 }
 
 const fileSpec = (name) => `file:${tarballs[name]}`;
-const artifactKitOverrides = (except) =>
+const artifactKitOverrides = (except = undefined) =>
   Object.fromEntries(
     Object.keys(tarballs)
       .filter((name) => name !== except)
@@ -196,7 +274,7 @@ function prepareProject(project, dir, manifest, { peers, oldestTypeScript, skipL
   );
 }
 
-for (const { dir, manifest } of publishable) {
+for (const { dir, manifest } of readmesOnly ? [] : selected) {
   for (const variant of VARIANTS[dir] ?? DEFAULT_VARIANTS) {
     console.log(`${manifest.name}${variant.label ? ` with ${variant.label}` : ""}`);
     const project = join(work, `project-${dir}-${variant.nodes.join("-")}`);
@@ -210,15 +288,63 @@ for (const { dir, manifest } of publishable) {
   }
 }
 
-console.log("third-party adapter example (depends on the packed core only)");
-const example = join(work, "third-party-example");
-cpSync(join(root, "conformance/third-party-example"), example, { recursive: true });
-const exampleManifest = JSON.parse(readFileSync(join(example, "package.json"), "utf8"));
-exampleManifest.dependencies["@artifact-kit/core"] = fileSpec("@artifact-kit/core");
-writeFileSync(join(example, "package.json"), JSON.stringify(exampleManifest));
-step("npm install", () => run("npm", ["install", "--no-audit", "--no-fund"], example)) &&
-  step("type-check", () => run("node", ["node_modules/typescript/bin/tsc", "-p", "."], example)) &&
-  step("conformance kit from its own vitest config", () => run("npx", ["vitest", "run"], example));
+/** A README's install line as dependencies: our packages from their tarballs, others by range. */
+function installLineDependencies(manifest, install) {
+  return Object.fromEntries(
+    install.map((name) => {
+      if (tarballs[name]) return [name, fileSpec(name)];
+      // A third-party package takes the range the package itself declares for it.
+      const range = manifest.peerDependencies?.[name] ?? manifest.dependencies?.[name] ?? "*";
+      return [name, range];
+    }),
+  );
+}
+
+console.log("README snippets, each from exactly its install line");
+const readmes = selected.flatMap(({ dir, manifest }) => {
+  const path = join(root, "packages", dir, "README.md");
+  if (step(`${manifest.name} has a README`, () => existsSync(path) || fail("no README.md"))) {
+    return [{ dir, name: manifest.name, markdown: readFileSync(path, "utf8") }];
+  }
+  return [];
+});
+const manifests = Object.fromEntries(selected.map(({ dir, manifest }) => [dir, manifest]));
+failures += await proveReadmeSnippets({
+  work,
+  readmes,
+  dependencies: (dir, install) => installLineDependencies(manifests[dir], install),
+  overrides: (dependencies) =>
+    Object.fromEntries(
+      Object.entries(artifactKitOverrides()).filter(([name]) => !(name in dependencies)),
+    ),
+  // The snippets are checked, not the libraries' own declarations (see adk above).
+  tsconfig: { ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, skipLibCheck: true } },
+  env: programEnvironment(),
+  concurrency: 3,
+});
+
+function fail(message) {
+  throw new Error(message);
+}
+
+if (!readmesOnly && selected.some(({ dir }) => dir === "core")) proveThirdPartyExample();
+
+/** The example adapter of conformance/, against the packed core. */
+function proveThirdPartyExample() {
+  console.log("third-party adapter example (depends on the packed core only)");
+  const example = join(work, "third-party-example");
+  cpSync(join(root, "conformance/third-party-example"), example, { recursive: true });
+  const exampleManifest = JSON.parse(readFileSync(join(example, "package.json"), "utf8"));
+  exampleManifest.dependencies["@artifact-kit/core"] = fileSpec("@artifact-kit/core");
+  writeFileSync(join(example, "package.json"), JSON.stringify(exampleManifest));
+  step("npm install", () => run("npm", ["install", "--no-audit", "--no-fund"], example)) &&
+    step("type-check", () =>
+      run("node", ["node_modules/typescript/bin/tsc", "-p", "."], example),
+    ) &&
+    step("conformance kit from its own vitest config", () =>
+      run("npx", ["vitest", "run"], example),
+    );
+}
 
 rmSync(work, { recursive: true, force: true });
 const seconds = ((Date.now() - started) / 1000).toFixed(0);

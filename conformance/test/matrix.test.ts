@@ -3,6 +3,7 @@ import { MemoryArtifactService } from "@artifact-kit/memory";
 import { memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
 import { memorySubjects } from "./adapters.js";
 import { fsSubjects, gcsSubjects, storageClient } from "./durable.js";
+import { postgresMatrixSubjects } from "./postgres.js";
 
 // Every adapter in the workspace, through the same kit. Durable adapters add `reopen`.
 describeArtifactService("memory", {
@@ -30,3 +31,4 @@ describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
   ...gcsSubjects(),
   numRuns: 20,
 });
+describeArtifactService("postgres", { ...postgresMatrixSubjects(), numRuns: 20 });

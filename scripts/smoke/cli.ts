@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -15,7 +15,11 @@ import {
 // from the library entry point.
 const require = createRequire(import.meta.url);
 const manifestPath = require.resolve("@artifact-kit/cli/package.json");
-const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { bin: Record<string, string> };
+const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+  bin: Record<string, string>;
+  version: string;
+};
+const GCS_INSTALL = "npm install @artifact-kit/gcs @google-cloud/storage";
 const binScript = join(dirname(manifestPath), manifest.bin["artifact-kit"] ?? "");
 if (!existsSync(join("node_modules", ".bin", "artifact-kit"))) throw new Error("no bin link");
 
@@ -42,6 +46,22 @@ try {
   }
   if (notFound !== EXIT_CODES.notFound)
     throw new Error(`info of a missing name exited ${notFound}`);
+
+  // Installed alone, the CLI brings no GCS client, and a gs:// store says what to install.
+  if (existsSync(join("node_modules", "@google-cloud", "storage"))) {
+    throw new Error("installing the CLI pulled @google-cloud/storage");
+  }
+  const gcs = spawnSync(process.execPath, [binScript, "ls", "--store", "gs://b/p", "--app", "a"], {
+    cwd: work,
+    encoding: "utf8",
+  });
+  if (gcs.status !== EXIT_CODES.invalidArgument || !gcs.stderr.includes(GCS_INSTALL)) {
+    throw new Error(`a gs:// store without its packages: exit ${gcs.status}, ${gcs.stderr}`);
+  }
+  const version = execFileSync(process.execPath, [binScript, "--version"], { encoding: "utf8" });
+  if (version.trim() !== manifest.version) {
+    throw new Error(`--version printed ${version.trim()}, the package is ${manifest.version}`);
+  }
 
   const service = await openStore(parseStoreUri("memory:"));
   await service.put({ kind: "app", app: "smoke" }, "a.txt", new Uint8Array([1]));

@@ -3,6 +3,7 @@ import {
   allNames,
   allVersions,
   isArtifactError,
+  type RequestOptions,
   type Scope,
   scopeKey,
   sha256Hex,
@@ -24,16 +25,21 @@ export interface ScopeInventory {
   readonly byName: readonly NameInventory[];
 }
 
+/** Each call's request options (a deadline's remainder, say), asked afresh per call. */
+export type CallOptions = () => RequestOptions;
+const noOptions: CallOptions = () => ({});
+
 export async function takeInventory(
   service: ArtifactService,
   scope: Scope,
+  options: CallOptions = noOptions,
 ): Promise<ScopeInventory> {
   const byName: NameInventory[] = [];
-  for (const name of await allNames(service, scope)) {
+  for (const name of await allNames(service, scope, options())) {
     let versions = 0;
     let bytes = 0;
     let latestVersion = 0;
-    for (const meta of await allVersions(service, scope, name)) {
+    for (const meta of await allVersions(service, scope, name, options())) {
       versions += 1;
       bytes += meta.size;
       latestVersion = Math.max(latestVersion, meta.version);
@@ -63,10 +69,11 @@ export function confirmationToken(inventory: ScopeInventory): string {
 export async function deleteInventory(
   service: ArtifactService,
   inventory: ScopeInventory,
+  options: CallOptions = noOptions,
 ): Promise<void> {
   for (const { name } of inventory.byName) {
     try {
-      await service.delete(inventory.scope, name, "all");
+      await service.delete(inventory.scope, name, "all", options());
     } catch (error) {
       if (!isArtifactError(error, "not_found")) throw error;
     }

@@ -3,10 +3,18 @@ import type { Command } from "commander";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
 import { type GlobalOptions, globalsOf } from "./globals.js";
 
-/** Prints a command's result: one JSON document with --json, readable lines otherwise. */
-export function emit(globals: GlobalOptions, json: unknown, human: readonly string[]): void {
+/**
+ * Prints a command's result: one JSON document with --json, readable lines otherwise; on
+ * stdout unless stdout carries the command's data.
+ */
+export function emit(
+  globals: GlobalOptions,
+  json: unknown,
+  human: readonly string[],
+  stream: NodeJS.WritableStream = process.stdout,
+): void {
   const text = globals.json ? JSON.stringify(json) : human.join("\n");
-  if (text !== "") process.stdout.write(`${text}\n`);
+  if (text !== "") stream.write(`${text}\n`);
 }
 
 /**

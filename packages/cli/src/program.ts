@@ -11,20 +11,42 @@ import { registerServe } from "./commands/serve.js";
 import { registerStats } from "./commands/stats.js";
 import { registerVersions } from "./commands/versions.js";
 import { EXIT_CODES } from "./exit-codes.js";
-import { DEFAULT_STORE } from "./store.js";
+import { SCOPE_USAGE } from "./scope-options.js";
+import { DEFAULT_STORE, STORE_URI_FORMS } from "./store.js";
+
+/** The commands that act on one exact scope: their usage line starts with the scope flags. */
+const SCOPED_COMMANDS = new Set([
+  "ls",
+  "versions",
+  "info",
+  "get",
+  "put",
+  "rm",
+  "rm-scope",
+  "stats",
+]);
 
 export function buildProgram(version: string): Command {
   const program = new Command("artifact-kit")
     .description("Inspect, delete, repair and move artifact-kit data.")
     .version(version)
     .addOption(
-      new Option("--store <uri>", "fs:PATH, memory: or gcs://BUCKET/PREFIX")
-        .env("ARTIFACT_KIT_STORE")
-        .default(DEFAULT_STORE),
+      new Option("--store <uri>", STORE_URI_FORMS).env("ARTIFACT_KIT_STORE").default(DEFAULT_STORE),
     )
     .addOption(
       new Option("--gcs-endpoint <url>", "API endpoint of a GCS emulator (fake-gcs-server)").env(
         "ARTIFACT_KIT_GCS_ENDPOINT",
+      ),
+    )
+    .addOption(
+      new Option(
+        "--max-artifact-bytes <n>",
+        "the store's bound on one artifact (default the adapter's, 64 MiB)",
+      ).env("ARTIFACT_KIT_MAX_ARTIFACT_BYTES"),
+    )
+    .addOption(
+      new Option("--max-page-limit <n>", "the store's cap on one page of a listing").env(
+        "ARTIFACT_KIT_MAX_PAGE_LIMIT",
       ),
     )
     .option("--app <app>", "scope: the app")
@@ -33,6 +55,7 @@ export function buildProgram(version: string): Command {
     .option("--json", "print one JSON document on stdout (errors too)", false)
     .option("--verbose", "print stack traces of failures on stderr", false)
     .exitOverride()
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError("(artifact-kit --help lists the commands and options)");
   for (const register of [
     registerLs,
@@ -49,8 +72,11 @@ export function buildProgram(version: string): Command {
   ]) {
     register(program);
   }
-  // Subcommands inherit exitOverride only when they are created after it; set it on each.
-  for (const command of program.commands) command.exitOverride();
+  for (const command of program.commands) {
+    // Subcommands inherit exitOverride only when they are created after it; set it on each.
+    command.exitOverride();
+    if (SCOPED_COMMANDS.has(command.name())) command.usage(`${SCOPE_USAGE} ${command.usage()}`);
+  }
   return program;
 }
 

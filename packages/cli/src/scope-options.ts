@@ -6,12 +6,17 @@ export interface ScopeOptions {
   session?: string;
 }
 
+/** The scope flags, as a usage line shows them. */
+export const SCOPE_USAGE = "--app APP [--user USER [--session SESSION]]";
+
 /**
  * `--app` alone is an app scope, with `--user` a user scope, with `--session` too a
  * session scope. Ids are validated by core, exactly as the adapters do.
  */
 export function scopeFromOptions({ app, user, session }: ScopeOptions): Scope {
-  if (app === undefined) throw invalidArgument("app", "--app is required");
+  if (app === undefined) {
+    throw invalidArgument("app", `a scope is required: ${SCOPE_USAGE}`);
+  }
   if (user === undefined) {
     if (session !== undefined) throw invalidArgument("session", "--session needs --user");
     return validateScope({ kind: "app", app });

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { Transform } from "node:stream";
+import { PassThrough, Readable, Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
-  ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
+  checkArtifactSize,
   isArtifactError,
   type JsonObject,
   type Scope,
@@ -15,6 +15,7 @@ import {
 } from "@artifact-kit/core";
 import { openDownload, openUpload } from "@artifact-kit/stream";
 import { localFileError } from "./local-file.js";
+import type { OutputTarget } from "./output-target.js";
 import { PROGRESS_THRESHOLD_BYTES, type Progress, transferProgress } from "./progress.js";
 
 // Files of at least PROGRESS_THRESHOLD_BYTES move through @artifact-kit/stream when the
@@ -42,6 +43,9 @@ export async function putFile(
   options: PutFileOptions,
 ): Promise<TransferResult> {
   const size = await regularFileSize(path);
+  // Before a byte moves: a file over the store's bound would otherwise stream up to the
+  // bound before the store refuses it.
+  refuseOverBound(service, size);
   const putOptions = {
     ...(options.mimeType === undefined ? {} : { mimeType: options.mimeType }),
     ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
@@ -58,28 +62,55 @@ export async function putFile(
     }
     return { meta: await upload.meta, streamed: true };
   }
-  refuseOverBound(service, size);
   const data = await readFile(path).catch((error) => {
     throw localFileError("FILE", path, error);
   });
   return { meta: await service.put(scope, name, data, putOptions), streamed: false };
 }
 
-export async function getToFile(
+export async function getToTarget(
   service: ArtifactService,
   scope: Scope,
   name: string,
   version: VersionSelector,
-  path: string,
+  target: OutputTarget,
   options: { json: boolean },
 ): Promise<TransferResult> {
-  // Written beside the target and renamed over it: an interrupted or failed get never
-  // leaves a partial file under the name asked for.
+  if (target.kind === "replace") {
+    return replaceFile(target.path, (sink) =>
+      download(service, scope, name, version, sink, options.json),
+    );
+  }
+  // Standard output or a device: no partial file and no rename, the bytes go as they come.
+  // The stream download still verifies the digest at its end (a failure is exit 5).
+  const sink: Sink =
+    target.kind === "stdout"
+      ? { writable: () => process.stdout, end: false, label: "standard output" }
+      : { writable: () => createWriteStream(target.path, { flags: "w" }), label: target.path };
+  return download(service, scope, name, version, sink, options.json);
+}
+
+/** Where downloaded bytes go: a stream made on demand, ended or not when they are done. */
+interface Sink {
+  writable: () => Writable;
+  label: string;
+  end?: boolean;
+}
+
+/**
+ * Writes the file beside `path` and renames it over `path`: an interrupted or failed get
+ * never leaves a partial file under the name asked for.
+ */
+async function replaceFile(
+  path: string,
+  write: (sink: Sink) => Promise<TransferResult>,
+): Promise<TransferResult> {
   const partial = join(dirname(path), `.${basename(path)}.${randomUUID()}.partial`);
   try {
-    const result = service.capabilities().transfer?.streamingDownload
-      ? await streamToFile(service, scope, name, version, partial, options.json)
-      : await bufferToFile(service, scope, name, version, partial);
+    const result = await write({
+      writable: () => createWriteStream(partial, { flags: "wx", mode: 0o600 }),
+      label: partial,
+    });
     await rename(partial, path).catch((error) => {
       throw localFileError("output", path, error);
     });
@@ -90,46 +121,46 @@ export async function getToFile(
   }
 }
 
-async function streamToFile(
+async function download(
   service: ArtifactService,
   scope: Scope,
   name: string,
   version: VersionSelector,
-  partial: string,
+  sink: Sink,
   json: boolean,
 ): Promise<TransferResult> {
-  const download = openDownload(service, scope, name, { version });
+  if (!service.capabilities().transfer?.streamingDownload) {
+    const { data, ...meta } = await service.get(scope, name, { version });
+    await writeAll(Readable.from([data]), sink);
+    return { meta, streamed: false };
+  }
+  const stream = openDownload(service, scope, name, { version });
   let meta: ArtifactMeta;
   try {
-    meta = await download.meta;
+    meta = await stream.meta;
   } catch (error) {
-    await download.cancel().catch(() => {});
+    await stream.cancel().catch(() => {});
     throw error;
   }
-  const file = createWriteStream(partial, { flags: "wx", mode: 0o600 });
   const progress = transferProgress(`get ${name}`, meta.size, json);
   try {
-    await pipeline(download, counting(progress), file);
-  } catch (error) {
-    throw isArtifactError(error) ? error : localFileError("output", partial, error);
+    await writeAll(stream, sink, counting(progress));
   } finally {
     progress.stop();
   }
   return { meta, streamed: true };
 }
 
-async function bufferToFile(
-  service: ArtifactService,
-  scope: Scope,
-  name: string,
-  version: VersionSelector,
-  partial: string,
-): Promise<TransferResult> {
-  const { data, ...meta } = await service.get(scope, name, { version });
-  await writeFile(partial, data, { flag: "wx", mode: 0o600 }).catch((error) => {
-    throw localFileError("output", partial, error);
-  });
-  return { meta, streamed: false };
+async function writeAll(
+  source: AsyncIterable<Uint8Array>,
+  sink: Sink,
+  through: Transform = new PassThrough(),
+): Promise<void> {
+  try {
+    await pipeline(source, through, sink.writable(), { end: sink.end ?? true });
+  } catch (error) {
+    throw isArtifactError(error) ? error : localFileError("output", sink.label, error);
+  }
 }
 
 /** Passes chunks through, advancing the bar by each. */
@@ -150,14 +181,8 @@ async function regularFileSize(path: string): Promise<number> {
   return stats.size;
 }
 
-/** Without streaming, a file is read whole: refuse one over the bound before reading it. */
+/** Refuses a file over the store's maxArtifactBytes from its size alone. */
 function refuseOverBound(service: ArtifactService, size: number): void {
   const bound = service.capabilities().quotas.bounds.maxArtifactBytes;
-  if (bound !== undefined && size > bound) {
-    throw new ArtifactError(
-      "artifact_too_large",
-      `the file is ${size} bytes, over maxArtifactBytes ${bound}`,
-      { detail: { limit: "max_artifact_bytes", bound, size } },
-    );
-  }
+  if (bound !== undefined) checkArtifactSize(size, bound);
 }

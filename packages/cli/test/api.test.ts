@@ -204,7 +204,7 @@ describe("refusals change nothing", () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it("an oversized body is 413 and a wrong confirmation 400", async () => {
+  it("an oversized body is 413, a malformed confirmation 400 and a wrong token 409", async () => {
     const before = await snapshot();
     const json = { "content-type": "application/json" };
     const oversized = await request(alicePath, {
@@ -221,7 +221,7 @@ describe("refusals change nothing", () => {
       JSON.stringify({ confirm: { ...alice, session: "s2" } }),
       JSON.stringify({ confirm: { kind: "user", app: "demo", user: "alice" } }),
       JSON.stringify({ confirm: alice, extra: true }),
-      JSON.stringify({ confirm: "demo" }),
+      JSON.stringify({ confirm: alice }), // the path's scope echoed: no confirmation
     ];
     for (const body of wrongBodies) {
       const response = await request(alicePath, {
@@ -232,6 +232,12 @@ describe("refusals change nothing", () => {
       expect(response.status, String(body)).toBe(400);
       await response.body?.cancel();
     }
+    const wrongToken = await request(alicePath, {
+      method: "DELETE",
+      headers: json,
+      body: JSON.stringify({ confirm: "0000000000000000" }),
+    });
+    await expectRefused(wrongToken, 409, "invalid_argument");
     const wrongType = await request(alicePath, {
       method: "DELETE",
       headers: { "content-type": "text/plain" },
@@ -244,10 +250,11 @@ describe("refusals change nothing", () => {
 
 describe("scope deletion", () => {
   it("deletes exactly the confirmed scope", async () => {
+    const { confirm } = (await (await request(alicePath)).json()) as { confirm: string };
     const response = await request(alicePath, {
       method: "DELETE",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ confirm: alice }),
+      body: JSON.stringify({ confirm }),
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({

@@ -79,3 +79,32 @@ describe("artifact-kit serve", () => {
     });
   });
 });
+
+describe("artifact-kit serve refuses bad arguments before it listens", () => {
+  it("a missing resource-provider module is a usage error naming it, exit 2", async () => {
+    await withTempDir(async (cwd) => {
+      const result = await cli(
+        ["serve", "--port", "0", "--store", "memory:", "--resource-provider", "nope.mjs"],
+        { cwd },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^artifact-kit: invalid_argument: resource-provider: /);
+      expect(result.stderr).toContain(join(cwd, "nope.mjs"));
+    });
+  });
+
+  it("a bad allowed origin or request timeout is exit 2", async () => {
+    await withTempDir(async (cwd) => {
+      for (const flags of [
+        ["--allow-origin", "*"],
+        ["--request-timeout-ms", "0"],
+        ["--request-timeout-ms", "300001"],
+      ]) {
+        const result = await cli(["serve", "--port", "0", "--store", "memory:", ...flags], {
+          cwd,
+        });
+        expect(result.code, flags.join(" ")).toBe(2);
+      }
+    });
+  });
+});

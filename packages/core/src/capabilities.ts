@@ -1,5 +1,11 @@
 import { VALIDATION_LIMITS } from "./limits.js";
-import type { Capabilities, QuotaReport, ScopeKind, TransferCapabilities } from "./types.js";
+import type {
+  Capabilities,
+  QuotaReport,
+  RoutingCapabilities,
+  ScopeKind,
+  TransferCapabilities,
+} from "./types.js";
 
 export interface CapabilitiesInput {
   durability: Capabilities["durability"];
@@ -8,6 +14,7 @@ export interface CapabilitiesInput {
   quotas: QuotaReport;
   scopes?: readonly ScopeKind[];
   transfer?: TransferCapabilities;
+  routing?: RoutingCapabilities;
 }
 
 const ALL_SCOPE_KINDS: readonly ScopeKind[] = Object.freeze(["app", "user", "session"]);
@@ -29,5 +36,6 @@ export function defineCapabilities(input: CapabilitiesInput): Capabilities {
       bounds: Object.freeze({ ...input.quotas.bounds }),
     }),
     ...(input.transfer ? { transfer: Object.freeze({ ...input.transfer }) } : {}),
+    ...(input.routing ? { routing: Object.freeze({ ...input.routing }) } : {}),
   });
 }

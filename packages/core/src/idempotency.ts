@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { invalidArgument, notFound } from "./errors.js";
-import type { ArtifactMeta, JsonObject } from "./types.js";
+import type { JsonObject } from "./types.js";
 
 // The one definition of what a retried put with an idempotency key gets (PutOptions
 // documents it for callers); every adapter calls these instead of deciding on its own.
@@ -14,10 +14,14 @@ export interface IdempotentPayload {
 }
 
 /**
- * The answer to a put whose key is already bound to the live version `bound`: that version's
- * record when the payload is the same, else invalid_argument. Writes nothing either way.
+ * The answer to a put whose key is already bound to the version `bound`: `bound` itself (its
+ * record, or what the adapter keeps of it) when the payload is the same, else
+ * invalid_argument. Writes nothing either way.
  */
-export function replayIdempotentPut(bound: ArtifactMeta, retry: IdempotentPayload): ArtifactMeta {
+export function replayIdempotentPut<Bound extends IdempotentPayload & { readonly version: number }>(
+  bound: Bound,
+  retry: IdempotentPayload,
+): Bound {
   const same =
     bound.size === retry.size &&
     bound.sha256 === retry.sha256 &&

@@ -36,14 +36,45 @@ export function indexAfter<T, K>(
   keyOf: (item: T) => K,
   compare: (a: K, b: K) => number,
 ): number {
+  return search(sorted, (item) => compare(keyOf(item), cursor) <= 0);
+}
+
+/** Index of the first element of `sorted` at or after `key` (binary search). */
+export function indexFrom<T, K>(
+  sorted: readonly T[],
+  key: K,
+  keyOf: (item: T) => K,
+  compare: (a: K, b: K) => number,
+): number {
+  return search(sorted, (item) => compare(keyOf(item), key) < 0);
+}
+
+/** The first index whose element is not `before` (which holds for a prefix of `sorted`). */
+function search<T>(sorted: readonly T[], before: (item: T) => boolean): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
-    if (compare(keyOf(sorted[mid] as T), cursor) <= 0) low = mid + 1;
+    if (before(sorted[mid] as T)) low = mid + 1;
     else high = mid;
   }
   return low;
+}
+
+/**
+ * Where a page of names starts: after the cursor, or at the prefix when there is no cursor or
+ * the cursor sorts before the prefix (names with a prefix are one contiguous run in UTF-8
+ * order). `inclusive` says whether a name equal to `from` belongs on the page.
+ */
+export function namePageStart(request: {
+  cursor: string | undefined;
+  prefix: string | undefined;
+}): { from: string; inclusive: boolean } | undefined {
+  const { cursor, prefix } = request;
+  if (prefix !== undefined && (cursor === undefined || compareUtf8(cursor, prefix) < 0)) {
+    return { from: prefix, inclusive: true };
+  }
+  return cursor === undefined ? undefined : { from: cursor, inclusive: false };
 }
 
 export interface Page<T, K> {
@@ -70,4 +101,50 @@ export function pageAfter<T, K>(
   const items = sorted.slice(start, end);
   const last = items[items.length - 1];
   return end < sorted.length && last !== undefined ? { items, nextCursor: keyOf(last) } : { items };
+}
+
+/**
+ * A page of `sorted` names (UTF-8 order) for a listNames request: after its cursor, and only
+ * names with its prefix, which form one contiguous run; for adapters that keep names in an
+ * array.
+ */
+export function namePage(
+  sorted: readonly string[],
+  request: { cursor: string | undefined; limit: number; prefix: string | undefined },
+): Page<string, string> {
+  const start = namePageStart(request);
+  const identity = (name: string) => name;
+  let end =
+    start === undefined
+      ? 0
+      : start.inclusive
+        ? indexFrom(sorted, start.from, identity, compareUtf8)
+        : indexAfter(sorted, start.from, identity, compareUtf8);
+  const items: string[] = [];
+  for (; end < sorted.length && items.length <= request.limit; end++) {
+    const name = sorted[end] as string;
+    if (request.prefix !== undefined && !name.startsWith(request.prefix)) break;
+    items.push(name);
+  }
+  const more = items.length > request.limit;
+  if (more) items.pop();
+  const last = items[items.length - 1];
+  return more && last !== undefined ? { items, nextCursor: last } : { items };
+}
+
+/**
+ * The least string above every string that starts with `prefix`, in UTF-8 (code point)
+ * order: the prefix with its last code point raised by one (skipping the surrogate range),
+ * after dropping trailing U+10FFFF; undefined when nothing is above (all U+10FFFF). Lets an
+ * ordered index stop at the end of a prefix's run: `prefix <= name < upper`.
+ */
+export function prefixUpperBound(prefix: string): string | undefined {
+  const codePoints = [...prefix];
+  while (codePoints.length > 0) {
+    const last = (codePoints.pop() as string).codePointAt(0) as number;
+    if (last === 0x10ffff) continue;
+    const next = last === 0xd7ff ? 0xe000 : last + 1;
+    return codePoints.join("") + String.fromCodePoint(next);
+  }
+  return undefined;
 }

@@ -74,7 +74,13 @@ export function checkArtifactReply(
   return value as Artifact;
 }
 
-export function checkNamePageReply(value: unknown, scope: Scope, limit: number): NamePage {
+/** A page of names for `scope`, within `limit`, and all with `prefix` when one was asked. */
+export function checkNamePageReply(
+  value: unknown,
+  scope: Scope,
+  limit: number,
+  prefix?: string,
+): NamePage {
   return attempt("name page", () => {
     const page = value as NamePage | null;
     if (typeof page !== "object" || page === null || !Array.isArray(page.items)) {
@@ -84,6 +90,9 @@ export function checkNamePageReply(value: unknown, scope: Scope, limit: number):
     if (page.items.length > limit) throw invalidReply("has more items than the limit");
     page.items.forEach((item, i) => {
       validateName(item);
+      if (prefix !== undefined && !item.startsWith(prefix)) {
+        throw invalidReply("holds a name without the prefix asked for");
+      }
       const previous = page.items[i - 1];
       if (previous !== undefined && compareUtf8(previous, item) >= 0) {
         throw invalidReply("names are not in strictly ascending UTF-8 order");

@@ -2,12 +2,13 @@ import { Deadline } from "./deadline.js";
 import { invalidArgument } from "./errors.js";
 import { DEFAULT_MIME_TYPE, MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
 import { resolvePageLimit } from "./order.js";
-import type { DeleteSelector, JsonObject, Scope } from "./types.js";
+import type { ArtifactMeta, DeleteSelector, JsonObject, PutOptions, Scope } from "./types.js";
 import {
   validateData,
   validateMetadata,
   validateMimeType,
   validateName,
+  validateNamePrefix,
   validateOptionKeys,
   validatePositiveInteger,
   validateScope,
@@ -30,6 +31,40 @@ export interface ParsedContent {
   metadata: JsonObject;
   /** The caller's idempotency key (see PutOptions.idempotencyKey), or undefined. */
   idempotencyKey: string | undefined;
+}
+
+/** The options that hand parsed content on to another service (routers, buffering wrappers). */
+export function contentOptions(
+  content: ParsedContent,
+): Pick<PutOptions, "mimeType" | "metadata" | "idempotencyKey"> {
+  return {
+    mimeType: content.mimeType,
+    metadata: content.metadata,
+    ...(content.idempotencyKey === undefined ? {} : { idempotencyKey: content.idempotencyKey }),
+  };
+}
+
+/**
+ * The record of a version about to be published: what the put or upload carried, its
+ * digest's size and SHA-256, the version allocated, and the time of publication.
+ */
+export function newVersionRecord(
+  request: ParsedContent & { scope: Scope; name: string },
+  digest: { size: number; sha256: string },
+  version: number,
+  createdAt = Date.now(),
+): ArtifactMeta {
+  return Object.freeze({
+    scope: request.scope,
+    name: request.name,
+    version,
+    mimeType: request.mimeType,
+    size: digest.size,
+    sha256: digest.sha256,
+    createdAt,
+    metadata: request.metadata,
+    ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+  });
 }
 
 export interface ParsedPut extends ParsedRequest, ParsedContent {
@@ -116,6 +151,8 @@ export function parseDelete(
 export interface ParsedListNames extends ParsedRequest {
   limit: number;
   cursor: string | undefined;
+  /** Only names that start with it (UTF-8 order, so they are one contiguous run); or undefined. */
+  prefix: string | undefined;
 }
 
 export function parseListNames(
@@ -123,11 +160,12 @@ export function parseListNames(
   options: unknown,
   maxPageLimit: number,
 ): ParsedListNames {
-  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "limit", "cursor"]);
+  const opts = validateOptionKeys(options, [...DEADLINE_KEYS, "limit", "cursor", "prefix"]);
   return {
     scope: validateScope(scope),
     limit: resolvePageLimit(opts.limit, maxPageLimit),
     cursor: opts.cursor === undefined ? undefined : validateName(opts.cursor, "cursor"),
+    prefix: opts.prefix === undefined ? undefined : validateNamePrefix(opts.prefix),
     deadline: Deadline.start(opts),
   };
 }

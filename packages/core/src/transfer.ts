@@ -8,13 +8,7 @@ import {
   parseContentOptions,
   parseGet,
 } from "./request.js";
-import type {
-  ArtifactMeta,
-  ArtifactService,
-  GetOptions,
-  PutOptions,
-  Scope,
-} from "./types.js";
+import type { ArtifactMeta, ArtifactService, GetOptions, PutOptions, Scope } from "./types.js";
 import {
   validateName,
   validateOptionKeys,

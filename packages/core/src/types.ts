@@ -73,6 +73,11 @@ export interface ListNamesOptions extends RequestOptions {
   limit?: number;
   /** Exclusive: the last name of the previous page. */
   cursor?: string;
+  /**
+   * Only names that start with this string ("reports/" lists everything under reports/),
+   * in the same order and pages: the listing equals the full one filtered by the prefix.
+   */
+  prefix?: string;
 }
 
 export interface NamePage {
@@ -107,6 +112,21 @@ export interface TransferCapabilities {
   readonly byteRanges: boolean;
 }
 
+/** How a router spreads scopes over adapter instances ("workers"); absent on a plain adapter. */
+export interface RoutingCapabilities {
+  /** `exact_scope`: one worker per exact scope; `shared`: one worker for every scope. */
+  readonly strategy: "exact_scope" | "shared";
+  /**
+   * `lru`: durable workers with nothing in flight are closed after `idleScopeTimeoutMs`, and
+   * at capacity the least recently used one is reclaimed at once; `never`: workers hold
+   * volatile data and stay for the router's lifetime.
+   */
+  readonly reclamation: "lru" | "never";
+  readonly idleScopeTimeoutMs: number;
+  /** An open transfer that goes this long without a call is ended and its worker let go. */
+  readonly transferIdleTimeoutMs: number;
+}
+
 export interface Capabilities {
   readonly apiVersion: 1;
   readonly immutableVersions: true;
@@ -116,6 +136,7 @@ export interface Capabilities {
   readonly limits: ValidationLimits;
   readonly quotas: QuotaReport;
   readonly transfer?: TransferCapabilities;
+  readonly routing?: RoutingCapabilities;
 }
 
 export interface ArtifactService {

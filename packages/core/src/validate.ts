@@ -13,6 +13,18 @@ export function utf8ByteLength(value: string): number {
   return Buffer.byteLength(value, "utf8");
 }
 
+// fatal: malformed bytes are an error, not U+FFFD. ignoreBOM: a leading U+FEFF is part of the
+// text (a name may start with one); the default decoder would silently strip it.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Decodes UTF-8 exactly: every byte sequence that was encoded from a string decodes back to
+ * that string, a leading U+FEFF included. Throws a TypeError on malformed UTF-8.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return strictUtf8.decode(bytes);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const proto = Object.getPrototypeOf(value);
@@ -82,6 +94,23 @@ export function validateName(value: unknown, field = "name"): string {
   return name;
 }
 
+/**
+ * The start of some valid name: every segment but the last is a valid one; the last, which a
+ * name may continue, may be empty or partial ("reports/", "reports/q", "reports/.").
+ */
+export function validateNamePrefix(value: unknown, field = "prefix"): string {
+  const prefix = validateText(value, field, MAX_NAME_BYTES);
+  const lastSlash = prefix.lastIndexOf("/");
+  for (let start = 0; start <= lastSlash; ) {
+    const end = prefix.indexOf("/", start);
+    if (isEmptyOrDotSegment(prefix, start, end)) {
+      throw invalidArgument(field, `has an empty, "." or ".." segment before its last "/"`);
+    }
+    start = end + 1;
+  }
+  return prefix;
+}
+
 export function validateData(value: unknown, field = "data"): Uint8Array {
   if (!(value instanceof Uint8Array)) throw invalidArgument(field, "must be a Uint8Array");
   return value;
@@ -107,7 +136,9 @@ export function validateMetadata(value: unknown, field = "metadata"): JsonObject
     if (node === null || typeof node === "boolean") return node;
     if (typeof node === "number") {
       if (!Number.isFinite(node)) throw invalidArgument(path, "must be a finite number");
-      return node;
+      // JSON has no negative zero (JSON.stringify(-0) is "0"): stored as 0 by every adapter
+      // that keeps JSON, so every adapter keeps 0, and a record reads back as it was stored.
+      return node === 0 ? 0 : node;
     }
     if (typeof node === "string") {
       if (!node.isWellFormed()) throw invalidArgument(path, "contains a lone UTF-16 surrogate");

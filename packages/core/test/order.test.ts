@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareUtf8, pageAfter } from "../src/index.js";
+import { compareUtf8, namePage, pageAfter, prefixUpperBound } from "../src/index.js";
 
 const utf8 = (s: string) => Buffer.from(s, "utf8");
 
@@ -52,5 +52,66 @@ describe("pageAfter", () => {
       (a, b) => a - b,
     );
     expect(page).toEqual({ items: [5, 7] });
+  });
+});
+
+describe("namePage", () => {
+  it("equals filtering the sorted names by prefix and cursor, then taking the limit", () => {
+    const word = fc.string({ unit: fc.constantFrom("a", "b", "é", "😀", "/"), maxLength: 4 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          word.filter((w) => w.length > 0),
+          { minLength: 0, maxLength: 40 },
+        ),
+        fc.option(word, { nil: undefined }),
+        fc.option(
+          word.filter((w) => w.length > 0),
+          { nil: undefined },
+        ),
+        fc.integer({ min: 1, max: 8 }),
+        (names, prefix, cursor, limit) => {
+          const sorted = [...names].sort(compareUtf8);
+          const expected = sorted.filter(
+            (n) =>
+              (prefix === undefined || n.startsWith(prefix)) &&
+              (cursor === undefined || compareUtf8(n, cursor) > 0),
+          );
+          const page = namePage(sorted, { cursor, limit, prefix });
+          expect(page.items).toEqual(expected.slice(0, limit));
+          expect(page.nextCursor).toBe(expected.length > limit ? expected[limit - 1] : undefined);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe("prefixUpperBound", () => {
+  it("bounds exactly the strings that start with the prefix, in UTF-8 order", () => {
+    const unit = fc.constantFrom(
+      "a",
+      "z",
+      "\u{D7FF}",
+      "\u{E000}",
+      "\u{FFFF}",
+      "\u{10000}",
+      "\u{10FFFF}",
+    );
+    const text = fc.string({ unit, maxLength: 4 });
+    fc.assert(
+      fc.property(
+        text.filter((p) => p.length > 0),
+        text,
+        (prefix, name) => {
+          const upper = prefixUpperBound(prefix);
+          const inRun =
+            compareUtf8(name, prefix) >= 0 && (upper === undefined || compareUtf8(name, upper) < 0);
+          expect(inRun).toBe(name.startsWith(prefix));
+          if (upper !== undefined) expect(upper.isWellFormed()).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -11,7 +11,7 @@ import {
 } from "@artifact-kit/core";
 import type { VersionAllocator } from "./allocator.js";
 import type { FsConfig } from "./config.js";
-import { createDurably, removeQuietly, syncDirectory } from "./io.js";
+import { createDurably, removeQuietly, syncDirectory, syncHandle } from "./io.js";
 import { finishBinding, type KeyBindings, type KeyedPut } from "./keys.js";
 import { keyFile, type NamePaths, type ScopePaths, versionFile } from "./layout.js";
 import { FORMAT } from "./records.js";
@@ -125,7 +125,7 @@ async function publishNew(
           // The reservation is fsynced together with the staged files, before anything
           // is renamed into place: concurrent fsyncs share journal commits.
           await Promise.all([
-            reservation.sync(),
+            syncHandle(reservation),
             createDurably(metaStage, record, config.fileMode),
           ]);
           return meta;

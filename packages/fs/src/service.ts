@@ -11,7 +11,6 @@ import {
   checkArtifactSize,
   closedError,
   compareNumbers,
-  compareUtf8,
   type DeleteSelector,
   type DownloadOptions,
   type DownloadSource,
@@ -67,7 +66,7 @@ import {
 } from "./io.js";
 import { KeyBindings } from "./keys.js";
 import { namePaths, type RootPaths, rootPaths, scopePaths, versionFile } from "./layout.js";
-import { NameIndexes } from "./listing.js";
+import { NameIndexes, namePageIndex } from "./listing.js";
 import { type Publisher, publish } from "./publication.js";
 import { type RepairOptions, type RepairReport, repairTree } from "./repair.js";
 import { Slots } from "./slots.js";
@@ -284,6 +283,8 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
         for (const version of versions) {
           if (await removeIfPresent(versionFile(dir, version, "m"))) removed += 1;
         }
+        // Durably unpublished before any payload goes: see unpublish().
+        if (removed > 0) await syncDirectory(dir);
         for (const version of versions) await removeIfPossible(versionFile(dir, version, "d"));
         // Again, after the data: see unpublish().
         for (const version of versions) await removeIfPresent(versionFile(dir, version, "m"));
@@ -317,11 +318,9 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
       const scopeDirs = scopePaths(this.#dirs, scopeDigest(request.scope));
       const sorted = await this.#nameIndexes.knownNames(scopeDirs);
       const items: string[] = [];
-      const start =
-        request.cursor === undefined
-          ? 0
-          : indexAfter(sorted, request.cursor, (item) => item, compareUtf8);
-      for (const candidate of sorted.slice(start)) {
+      for (const candidate of sorted.slice(namePageIndex(sorted, request))) {
+        // Names with the prefix are one contiguous run in UTF-8 order.
+        if (request.prefix !== undefined && !candidate.startsWith(request.prefix)) break;
         request.deadline.check();
         const live = await this.#liveVersions(namePaths(scopeDirs, candidate).dir);
         if (live.length === 0) continue;

@@ -130,6 +130,9 @@ export class Slots {
         await mkdir(dir, { mode: this.#config.dirMode, recursive: true });
       }
       await syncDirectory(spec.dirs[0] as string);
+      // The new directory's own entry is made durable before the slot that vouches for it:
+      // a power cut may keep the link below and lose an unsynced mkdir (power-loss trials).
+      await syncDirectory(dirname(spec.dirs[0] as string));
       const temp = join(spec.staging, `${randomUUID()}.slot`);
       await createDurably(temp, spec.content, this.#config.fileMode);
       try {

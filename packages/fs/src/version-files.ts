@@ -16,6 +16,7 @@ import {
   releaseInBackground,
   removeIfPossible,
   removeIfPresent,
+  syncDirectory,
 } from "./io.js";
 import { VERSION_FILE_PATTERN, versionFile } from "./layout.js";
 import { openChecked, parseFormatRecord, readSmallFile, scanStoreDirectory } from "./records.js";
@@ -69,6 +70,10 @@ export async function liveVersions(dir: string, maxScanEntries: number): Promise
  */
 export async function unpublish(dir: string, version: number): Promise<boolean> {
   if (!(await removeIfPresent(versionFile(dir, version, "m")))) return false;
+  // A power cut may keep a later unlink and lose an earlier unsynced one: without this
+  // fsync, the payload's removal could survive and the metadata's not, leaving a published
+  // version without data (found by the power-loss trials).
+  await syncDirectory(dir);
   await removeIfPossible(versionFile(dir, version, "d"));
   await removeIfPresent(versionFile(dir, version, "m"));
   return true;

@@ -87,6 +87,32 @@ describe("the name snapshot", () => {
   }, 30_000);
 });
 
+describe("listNames with a prefix", () => {
+  it("pages through exactly the live names with the prefix, under every cursor", async () => {
+    const { a } = await twoInstances();
+    const names = ["a", "a/b", "a/c", "a/d", "a/\u{1F600}", "a\u00e9", "ab", "b", "\u{1F600}"];
+    for (const name of names) await a.put(SCOPE, name, bytes(name));
+    await a.delete(SCOPE, "a/c", "all");
+    const all = async (prefix: string, cursor?: string) => {
+      const items: string[] = [];
+      let page = await a.listNames(SCOPE, { prefix, limit: 1, ...(cursor && { cursor }) });
+      items.push(...page.items);
+      while (page.nextCursor !== undefined) {
+        page = await a.listNames(SCOPE, { prefix, limit: 1, cursor: page.nextCursor });
+        items.push(...page.items);
+      }
+      return items;
+    };
+    expect(await all("a/")).toEqual(["a/b", "a/d", "a/\u{1F600}"]);
+    expect(await all("a/", "a/b")).toEqual(["a/d", "a/\u{1F600}"]);
+    expect(await all("a/", "0")).toEqual(["a/b", "a/d", "a/\u{1F600}"]);
+    expect(await all("a/", "b")).toEqual([]);
+    expect(await all("a")).toEqual(["a", "a/b", "a/d", "a/\u{1F600}", "ab", "a\u00e9"]);
+    expect(await all("\u{1F600}")).toEqual(["\u{1F600}"]);
+    expect(await all("c")).toEqual([]);
+  });
+});
+
 describe("capacity claims found by probing", () => {
   it("a new instance claims above the taken ones; a claim given back is reused only at the ceiling", async () => {
     // maxScanEntries 20: at most 10 names per scope.

@@ -1,8 +1,14 @@
-import { ArtifactError, type Deadline, type Scope, scopeKey } from "@artifact-kit/core";
+import {
+  corruptArtifact,
+  type Deadline,
+  HighWaterCache,
+  overloaded,
+  type Scope,
+  scopeKey,
+} from "@artifact-kit/core";
 import type { BucketClient } from "./bucket-client.js";
-import { HighWaterCache } from "./high-water.js";
+
 import type { ObjectLayout } from "./layout.js";
-import { corruptArtifact } from "./manifest.js";
 import { REQUEST_ID_KEY, wroteItself } from "./request-id.js";
 
 /**
@@ -29,7 +35,7 @@ export class VersionAllocator {
     requestId: string,
     deadline: Deadline,
   ): Promise<number> {
-    const cacheKey = `${scopeKey(scope)}\n${key}`;
+    const cacheKey = this.#cacheKey(scope, key);
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
       const cached = attempt === 1 ? this.#highWater.get(cacheKey) : undefined;
       const known = cached ?? (await this.#allocatedHighWater(scope, key, deadline));
@@ -51,15 +57,33 @@ export class VersionAllocator {
         return version;
       }
     }
-    throw new ArtifactError(
-      "overloaded",
+    throw overloaded(
       `no free version after ${this.#maxAttempts} attempts; too many concurrent writers`,
-      { detail: { limit: "max_put_attempts", bound: this.#maxAttempts } },
+      "maxPutAttempts",
+      this.#maxAttempts,
     );
+  }
+
+  /**
+   * A recent high-water mark of a name: this instance's own when it has one, else read from
+   * the bucket (one request) and remembered. Other instances may have gone higher since, so
+   * callers treat it as a place to start looking, never as the answer.
+   */
+  async highWaterHint(scope: Scope, key: string, deadline: Deadline): Promise<number> {
+    const cacheKey = this.#cacheKey(scope, key);
+    const cached = this.#highWater.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const known = await this.#allocatedHighWater(scope, key, deadline);
+    this.#highWater.observe(cacheKey, known);
+    return known;
   }
 
   forget(): void {
     this.#highWater.clear();
+  }
+
+  #cacheKey(scope: Scope, key: string): string {
+    return `${scopeKey(scope)}\n${key}`;
   }
 
   /** The highest version ever allocated for a name (0 if none), from the bucket. */

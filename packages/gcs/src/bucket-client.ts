@@ -15,6 +15,7 @@ export interface ListRequest {
   prefix: string;
   delimiter?: string;
   startOffset?: string;
+  endOffset?: string;
   maxResults: number;
   pageToken?: string;
 }
@@ -160,6 +161,20 @@ export class BucketClient {
       if ((error as { code?: unknown } | null)?.code === 404) throw notFound(`object ${name}`);
       throw asArtifactError(error, `GCS read ${name}`);
     }
+  }
+
+  /** Adds custom metadata entries to an existing object; false when it does not exist. */
+  async addMetadata(
+    deadline: Deadline,
+    name: string,
+    entries: Record<string, string>,
+  ): Promise<boolean> {
+    const patch = () =>
+      this.#bucket
+        .file(name)
+        .setMetadata({ metadata: entries })
+        .then(() => true, whenStatus(404, false));
+    return this.#run(deadline, `update metadata of ${name}`, patch, false);
   }
 
   /** Best-effort removal of an object this adapter staged; never throws. */

@@ -1,4 +1,4 @@
-import { type Scope, scopeDigest } from "@artifact-kit/core";
+import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 
 /** Digits of Number.MAX_SAFE_INTEGER: zero-padding to it makes string order numeric order. */
 const VERSION_DIGITS = 16;
@@ -18,6 +18,7 @@ function parsePadded(text: string): number | undefined {
  *
  *   <prefix>s/<sha256 of scope>/n/<name key>/<version, zero-padded>  published artifacts
  *   <prefix>s/<sha256 of scope>/a/<name key>/<MAX_SAFE - version>    allocations, permanent
+ *   <prefix>s/<sha256 of scope>/k/<name key>/<sha256 of key>        idempotency keys, permanent
  *   <prefix>u/<random upload id>/<data | header | composed>        uploads in progress
  *
  * Allocation numbers are inverted so that the first listed is the high-water mark.
@@ -60,6 +61,11 @@ export class ObjectLayout {
     if (!objectName.startsWith(allocationsPrefix)) return undefined;
     const inverted = parsePadded(objectName.slice(allocationsPrefix.length));
     return inverted === undefined ? undefined : Number.MAX_SAFE_INTEGER - inverted;
+  }
+
+  /** The binding of one caller's idempotency key to the version it published. */
+  keyObject(scope: Scope, key: string, idempotencyKey: string): string {
+    return `${this.#scopeRoot(scope)}k/${key}/${sha256Hex(idempotencyKey)}`;
   }
 
   /** Objects of one upload in progress (data, header, composed); removed when it ends. */

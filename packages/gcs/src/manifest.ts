@@ -1,8 +1,10 @@
 import {
   type Artifact,
-  ArtifactError,
   type ArtifactMeta,
   checkBlockDigests,
+  corruptArtifact,
+  decodeUtf8,
+  MAX_IDEMPOTENCY_KEY_BYTES,
   type Scope,
   sameScope,
   sha256Hex,
@@ -10,6 +12,7 @@ import {
   validateMimeType,
   validateName,
   validateScope,
+  validateText,
 } from "@artifact-kit/core";
 
 /**
@@ -40,19 +43,10 @@ const encoder = new TextEncoder();
 
 /** The manifest line of the object's header; `inline: true` for the copy in custom metadata. */
 export function manifestJson(manifest: Manifest, inline = false): string {
-  const { scope, name, version, mimeType, size, sha256, createdAt, metadata, requestId, blocks } =
-    manifest;
+  const { blocks, ...record } = manifest;
   return JSON.stringify({
     format: FORMAT,
-    scope,
-    name,
-    version,
-    mimeType,
-    size,
-    sha256,
-    createdAt,
-    metadata,
-    requestId,
+    ...record,
     ...(inline || blocks === undefined ? {} : { blocks }),
   });
 }
@@ -74,15 +68,28 @@ export function encodeArtifactObject(
   return { body, headerBytes: header.byteLength };
 }
 
-export function corruptArtifact(message: string, cause?: unknown): ArtifactError {
-  return new ArtifactError("corrupt_artifact", message, cause === undefined ? {} : { cause });
+/** The manifest line's text; malformed UTF-8 is corruption, never silently replaced. */
+export function manifestLineText(bytes: Uint8Array, objectName: string): string {
+  try {
+    return decodeUtf8(bytes);
+  } catch (error) {
+    throw corruptArtifact(
+      `object ${objectName} has a manifest that is not UTF-8`,
+      undefined,
+      error,
+    );
+  }
 }
 
 /** Splits, validates and verifies a downloaded object body against what was asked for. */
-export function decodeArtifactObject(body: Uint8Array, expected: ManifestExpectation): Artifact {
+export function decodeArtifactObject(
+  body: Uint8Array,
+  expected: ManifestExpectation,
+  objectName: string,
+): Artifact {
   const newline = body.indexOf(NEWLINE);
   if (newline < 0) throw corruptArtifact("stored object has no manifest line");
-  const manifest = parseManifest(new TextDecoder().decode(body.subarray(0, newline)), expected);
+  const manifest = parseManifest(manifestLineText(body.subarray(0, newline), objectName), expected);
   const data = body.slice(newline + 1);
   if (data.byteLength !== manifest.size) {
     throw corruptArtifact(
@@ -101,7 +108,7 @@ export function parseManifest(json: string, expected: ManifestExpectation): Mani
   try {
     raw = JSON.parse(json);
   } catch (error) {
-    throw corruptArtifact("stored manifest is not JSON", error);
+    throw corruptArtifact("stored manifest is not JSON", undefined, error);
   }
   const manifest = checkManifestShape(raw);
   if (!sameScope(manifest.scope, expected.scope)) {
@@ -153,11 +160,20 @@ function checkManifestShape(raw: unknown): Manifest {
       sha256,
       createdAt,
       metadata: validateMetadata(fields.metadata),
+      ...(fields.idempotencyKey === undefined
+        ? {}
+        : {
+            idempotencyKey: validateText(
+              fields.idempotencyKey,
+              "idempotencyKey",
+              MAX_IDEMPOTENCY_KEY_BYTES,
+            ),
+          }),
       requestId,
       ...(blocks === undefined ? {} : { blocks }),
     });
   } catch (error) {
-    throw corruptArtifact("stored manifest holds an invalid field", error);
+    throw corruptArtifact("stored manifest holds an invalid field", undefined, error);
   }
 }
 

@@ -1,14 +1,15 @@
-import { type Deadline, notFound, type Scope } from "@artifact-kit/core";
+import { corruptArtifact, type Deadline, nameKey, notFound, type Scope } from "@artifact-kit/core";
 import type { BucketClient, StoredObject } from "./bucket-client.js";
+import { KEYED_FLAG } from "./keys.js";
 import type { ObjectLayout } from "./layout.js";
 import {
-  corruptArtifact,
   type Manifest,
   type ManifestExpectation,
   manifestJson,
+  manifestLineText,
   parseManifest,
 } from "./manifest.js";
-import { nameKey } from "./name-key.js";
+
 import { REQUEST_ID_KEY } from "./request-id.js";
 
 const HEADER_BYTES_KEY = "artifact-kit-header-bytes";
@@ -25,6 +26,7 @@ export function publishedMetadata(manifest: Manifest, headerBytes: number): Reco
   return {
     [REQUEST_ID_KEY]: manifest.requestId,
     [HEADER_BYTES_KEY]: String(headerBytes),
+    ...(manifest.idempotencyKey === undefined ? {} : { [KEYED_FLAG]: "1" }),
     ...(Buffer.byteLength(json) <= MAX_INLINE_MANIFEST_BYTES ? { [MANIFEST_KEY]: json } : {}),
   };
 }
@@ -105,7 +107,7 @@ async function manifestText(
     end: headerBytesOf(object) - 1,
   });
   if (!header) throw notFound(`object ${object.name}`);
-  const text = new TextDecoder().decode(header);
+  const text = manifestLineText(header, object.name);
   if (!text.endsWith("\n")) throw corruptArtifact(`object ${object.name} has a broken header`);
   return text.slice(0, -1);
 }

@@ -3,7 +3,6 @@ import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import {
   type Artifact,
-  ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
   type ArtifactTransfer,
@@ -12,19 +11,19 @@ import {
   checkArtifactSize,
   closedError,
   compareUtf8,
-  type DataDigest,
   type Deadline,
   type DownloadOptions,
   type DownloadSource,
   defineCapabilities,
   digestData,
   type GetOptions,
+  isArtifactError,
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
+  nameKey,
+  namePageOfKeys,
   notFound,
-  type ParsedPut,
-  type ParsedUpload,
   type PutOptions,
   parseDelete,
   parseDownload,
@@ -36,6 +35,7 @@ import {
   parseUpload,
   type RequestOptions,
   resolveRange,
+  resultLimitExceeded,
   type Scope,
   type UploadOptions,
   type UploadSink,
@@ -44,12 +44,13 @@ import {
   verifiedSource,
 } from "@artifact-kit/core";
 import { VersionAllocator } from "./allocator.js";
-import { BucketClient, type ListRequest, type StoredObject } from "./bucket-client.js";
+import { BucketClient, type StoredObject } from "./bucket-client.js";
 import { type GcsArtifactServiceOptions, type GcsConfig, resolveGcsConfig } from "./config.js";
 import { raceDeadline } from "./deadline-race.js";
+import { IdempotencyKeys, isKeyed } from "./keys.js";
+import { GCS_MAX_RESULTS, LatestLookup, listAll } from "./latest.js";
 import { ObjectLayout } from "./layout.js";
 import {
-  corruptArtifact,
   decodeArtifactObject,
   encodeArtifactObject,
   encodeHeader,
@@ -57,19 +58,14 @@ import {
   manifestJson,
   metaOf,
 } from "./manifest.js";
-import { groupOfKey, keyStartAfter, nameKey, nameOfFullKey } from "./name-key.js";
+
 import {
   headerBytesOf,
   publishedMetadata,
   readHeaderManifest,
   readPublishedManifest,
 } from "./published.js";
-import { wroteItself } from "./request-id.js";
-
-/** The largest page one GCS listing returns. */
-const GCS_MAX_RESULTS = 1_000;
-/** How often `"latest"` is looked up again when that version is deleted under a reader. */
-const LATEST_LOOKUPS = 3;
+import { VersionPublisher } from "./publisher.js";
 
 /**
  * Artifact service on one GCS bucket. Instances keep no state that matters for correctness:
@@ -83,6 +79,9 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #client: BucketClient;
   readonly #layout: ObjectLayout;
   readonly #allocator: VersionAllocator;
+  readonly #latest: LatestLookup;
+  readonly #keys: IdempotencyKeys;
+  readonly #publisher: VersionPublisher;
   #closed = false;
 
   constructor(options: GcsArtifactServiceOptions) {
@@ -90,6 +89,9 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     this.#client = new BucketClient(this.#config.bucket, this.#config.maxConcurrency);
     this.#layout = new ObjectLayout(this.#config.prefix);
     this.#allocator = new VersionAllocator(this.#client, this.#layout, this.#config.maxPutAttempts);
+    this.#latest = new LatestLookup(this.#client, this.#layout, this.#allocator);
+    this.#keys = new IdempotencyKeys(this.#client, this.#layout);
+    this.#publisher = new VersionPublisher(this.#client, this.#layout, this.#allocator, this.#keys);
     const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxPutAttempts } =
       this.#config;
     this.#capabilities = defineCapabilities({
@@ -118,16 +120,19 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     checkArtifactSize(size, this.#config.maxArtifactBytes);
     // Copied first, so the caller changing its buffer cannot make the digest lie.
     const stored = new Uint8Array(request.data);
-    const { manifest, objectName } = await this.#allocate(request, digestData(stored));
-    const { body, headerBytes } = encodeArtifactObject(manifestJson(manifest), stored);
-    request.deadline.check();
-    const outcome = await this.#client.createOnly(
+    return this.#publisher.commit(
+      request,
+      digestData(stored),
       request.deadline,
-      { name: objectName, body, customMetadata: publishedMetadata(manifest, headerBytes) },
-      true,
+      (manifest, name, deadline) => {
+        const { body, headerBytes } = encodeArtifactObject(manifestJson(manifest), stored);
+        return this.#client.createOnly(
+          deadline,
+          { name, body, customMetadata: publishedMetadata(manifest, headerBytes) },
+          true,
+        );
+      },
     );
-    await this.#confirmPublished(outcome, objectName, manifest, request.deadline);
-    return metaOf(manifest);
   }
 
   /**
@@ -169,21 +174,20 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
           throw deadline.failure() ?? failed() ?? asArtifactError(error, "GCS upload");
         });
         try {
-          const { manifest, objectName } = await this.#allocate(request, digest);
-          const header = encodeHeader(manifestJson(manifest));
-          await this.#client.createOnly(
-            deadline,
-            { name: parts.header, body: header, customMetadata: {} },
-            false,
-          );
-          await this.#client.compose(deadline, [parts.header, parts.data], parts.composed);
-          deadline.check();
-          const outcome = await this.#client.copyCreateOnly(deadline, parts.composed, {
-            name: objectName,
-            customMetadata: publishedMetadata(manifest, header.byteLength),
+          return await this.#publisher.commit(request, digest, deadline, async (manifest, name) => {
+            const header = encodeHeader(manifestJson(manifest));
+            await this.#client.createOnly(
+              deadline,
+              { name: parts.header, body: header, customMetadata: {} },
+              false,
+            );
+            await this.#client.compose(deadline, [parts.header, parts.data], parts.composed);
+            deadline.check();
+            return this.#client.copyCreateOnly(deadline, parts.composed, {
+              name,
+              customMetadata: publishedMetadata(manifest, header.byteLength),
+            });
           });
-          await this.#confirmPublished(outcome, objectName, manifest, deadline);
-          return metaOf(manifest);
         } finally {
           await cleanup();
         }
@@ -233,54 +237,14 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     });
   }
 
-  /** Allocates the next version of a name and writes down what it will publish. */
-  async #allocate(
-    request: ParsedPut | ParsedUpload,
-    digest: DataDigest,
-  ): Promise<{ manifest: Manifest; objectName: string }> {
-    const { key } = nameKey(request.name);
-    const requestId = randomUUID();
-    const version = await this.#allocator.allocate(request.scope, key, requestId, request.deadline);
-    const manifest: Manifest = {
-      scope: request.scope,
-      name: request.name,
-      version,
-      mimeType: request.mimeType,
-      size: digest.size,
-      sha256: digest.sha256,
-      createdAt: Date.now(),
-      metadata: request.metadata,
-      requestId,
-      blocks: digest.blocks,
-    };
-    return { manifest, objectName: this.#layout.versionObject(request.scope, key, version) };
-  }
-
-  /** A 412 on the publishing write is success only if the object there is our own retry. */
-  async #confirmPublished(
-    outcome: "created" | "exists",
-    objectName: string,
-    manifest: Manifest,
-    deadline: Deadline,
-  ): Promise<void> {
-    if (
-      outcome === "exists" &&
-      !(await wroteItself(this.#client, deadline, objectName, manifest.requestId))
-    ) {
-      // Allocation objects are create-only and permanent, so only this put may publish here.
-      throw new ArtifactError(
-        "unavailable",
-        `version ${manifest.version} was published by another writer`,
-      );
-    }
-  }
-
   async get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact> {
     this.#ensureOpen();
     const request = parseGet(scope, name, options);
     request.deadline.check();
     const { key } = nameKey(request.name);
-    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+    // "latest" is looked up again for as long as the version found is deleted under this
+    // read: each miss means a delete went through, and not_found only when nothing is live.
+    for (;;) {
       const version =
         request.version === "latest"
           ? await this.#latestVersion(request.scope, key, request.deadline)
@@ -288,7 +252,7 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
       if (version === undefined) break;
       const objectName = this.#layout.versionObject(request.scope, key, version);
       const body = await this.#client.download(request.deadline, objectName);
-      if (body) return decodeArtifactObject(body, { ...request, version });
+      if (body) return decodeArtifactObject(body, { ...request, version }, objectName);
       if (request.version !== "latest") break;
     }
     throw notFound(`artifact "${request.name}" version ${request.version}`);
@@ -317,7 +281,9 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parseDelete(scope, name, selector, options);
     request.deadline.check();
     const { key } = nameKey(request.name);
-    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+    // Concurrent deletes of "latest" each take a different version: one that finds its target
+    // gone looks again, and answers not_found only when nothing live is left.
+    for (;;) {
       const targets = await this.#deleteTargets(
         request.scope,
         key,
@@ -327,10 +293,15 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
       if (targets.length === 0) break;
       request.deadline.check();
       const removed = await Promise.all(
-        targets.map((object) => this.#client.delete(request.deadline, object)),
+        targets.map(async (object) => {
+          const version = this.#layout.versionOf(object.name, object.name.replace(/[^/]*$/, ""));
+          if (isKeyed(object) && version !== undefined) {
+            await this.#keys.markDeleted(request.scope, key, version, request.deadline);
+          }
+          return this.#client.delete(request.deadline, object);
+        }),
       );
       if (removed.includes(true)) return;
-      // Every target was deleted by someone else first: "latest" now means an older version.
       if (request.selector !== "latest") break;
     }
     throw notFound(`artifact "${request.name}" (${request.selector})`);
@@ -340,44 +311,24 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     this.#ensureOpen();
     const request = parseListNames(scope, options, this.#config.maxPageLimit);
     request.deadline.check();
-    const prefix = this.#layout.namesPrefix(request.scope);
-    const wanted = request.limit + 1;
-    const names: string[] = [];
-    let lastGroup: string | undefined;
-    let pageToken: string | undefined;
-    let filled = false;
-    do {
-      const page = await this.#client.list(request.deadline, {
-        prefix,
-        delimiter: "/",
-        maxResults: Math.min(wanted, GCS_MAX_RESULTS),
-        ...(request.cursor === undefined
-          ? {}
-          : { startOffset: prefix + keyStartAfter(request.cursor) }),
-        ...(pageToken ? { pageToken } : {}),
-      });
-      for (const keyPrefix of page.prefixes) {
-        const key = keyPrefix.slice(prefix.length, -1);
-        const group = groupOfKey(key);
-        // A truncated-key group is ordered client-side, so it is always read whole.
-        if (names.length >= wanted && group !== lastGroup) {
-          filled = true;
-          break;
-        }
-        lastGroup = group;
-        const name = await this.#nameOfKey(request.scope, key, request.deadline);
-        if (name === undefined) continue;
-        if (request.cursor !== undefined && compareUtf8(name, request.cursor) <= 0) continue;
-        names.push(name);
-      }
-      pageToken = page.nextPageToken;
-    } while (!filled && pageToken);
-    names.sort(compareUtf8);
-    const items = names.slice(0, request.limit);
-    const last = items[items.length - 1];
-    return names.length > items.length && last !== undefined
-      ? { scope: request.scope, items, nextCursor: last }
-      : { scope: request.scope, items };
+    const namesPrefix = this.#layout.namesPrefix(request.scope);
+    return namePageOfKeys(
+      request,
+      async ({ keyPrefix, from, wanted, pageToken }) => {
+        const page = await this.#client.list(request.deadline, {
+          prefix: namesPrefix + keyPrefix,
+          delimiter: "/",
+          maxResults: Math.min(wanted, GCS_MAX_RESULTS),
+          ...(from === undefined ? {} : { startOffset: namesPrefix + from }),
+          ...(pageToken ? { pageToken } : {}),
+        });
+        return {
+          keys: page.prefixes.map((prefix) => prefix.slice(namesPrefix.length, -1)),
+          ...(page.nextPageToken ? { pageToken: page.nextPageToken } : {}),
+        };
+      },
+      (key) => this.#truncatedKeyName(request.scope, key, request.deadline),
+    );
   }
 
   async listVersions(
@@ -389,7 +340,8 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parseListVersions(scope, name, options, this.#config.maxPageLimit);
     request.deadline.check();
     const { key } = nameKey(request.name);
-    const objects = await this.#listObjects(
+    const objects = await listAll(
+      this.#client,
       request.deadline,
       {
         prefix: this.#layout.versionsPrefix(request.scope, key),
@@ -417,7 +369,8 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     const request = parseScopeRequest(scope, options);
     request.deadline.check();
     const limit = this.#config.legacyListLimit;
-    const objects = await this.#listObjects(
+    const objects = await listAll(
+      this.#client,
       request.deadline,
       {
         prefix: this.#layout.namesPrefix(request.scope),
@@ -425,13 +378,7 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
       },
       limit + 1,
     );
-    if (objects.length > limit) {
-      throw new ArtifactError(
-        "result_limit_exceeded",
-        `scope holds more than ${limit} versions, more than legacyListLimit; use listNames and listVersions`,
-        { detail: { limit: "legacy_list_limit", bound: limit } },
-      );
-    }
+    if (objects.length > limit) throw resultLimitExceeded("legacyListLimit", limit);
     const manifests = await Promise.all(
       objects.map((object) => this.#readPublished(request.scope, object, request.deadline)),
     );
@@ -451,24 +398,10 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
   }
 
   async #latestVersion(scope: Scope, key: string, deadline: Deadline): Promise<number | undefined> {
-    const object = await this.#latestObject(scope, key, deadline);
+    const object = await this.#latest.latestObject(scope, key, deadline);
     return object === undefined
       ? undefined
       : this.#layout.versionOf(object.name, this.#layout.versionsPrefix(scope, key));
-  }
-
-  /** The last published object of a name (GCS lists ascending only, so every page is read). */
-  async #latestObject(
-    scope: Scope,
-    key: string,
-    deadline: Deadline,
-  ): Promise<StoredObject | undefined> {
-    const objects = await this.#listObjects(
-      deadline,
-      { prefix: this.#layout.versionsPrefix(scope, key), maxResults: GCS_MAX_RESULTS },
-      Number.POSITIVE_INFINITY,
-    );
-    return objects[objects.length - 1];
   }
 
   async #findVersion(
@@ -478,22 +411,17 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     deadline: Deadline,
   ): Promise<{ object: StoredObject; manifest: Manifest }> {
     const { key } = nameKey(name);
-    for (let lookup = 0; lookup < LATEST_LOOKUPS; lookup++) {
+    for (;;) {
       const object =
         version === "latest"
-          ? await this.#latestObject(scope, key, deadline)
+          ? await this.#latest.latestObject(scope, key, deadline)
           : await this.#client.stat(deadline, this.#layout.versionObject(scope, key, version));
       if (!object) break;
       try {
         return { object, manifest: await this.#readPublished(scope, object, deadline, name) };
       } catch (error) {
-        // Deleted between the listing and the header read: look up "latest" again.
-        if (
-          version !== "latest" ||
-          !(error instanceof ArtifactError && error.code === "not_found")
-        ) {
-          throw error;
-        }
+        // Deleted between the lookup and the header read: look up "latest" again.
+        if (version !== "latest" || !isArtifactError(error, "not_found")) throw error;
       }
     }
     throw notFound(`artifact "${name}" version ${version}`);
@@ -506,45 +434,24 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     deadline: Deadline,
   ): Promise<StoredObject[]> {
     if (selector === "all") {
-      return this.#listObjects(
-        deadline,
-        { prefix: this.#layout.versionsPrefix(scope, key), maxResults: GCS_MAX_RESULTS },
-        Number.POSITIVE_INFINITY,
-      );
+      return listAll(this.#client, deadline, {
+        prefix: this.#layout.versionsPrefix(scope, key),
+        maxResults: GCS_MAX_RESULTS,
+      });
     }
     const object =
       selector === "latest"
-        ? await this.#latestObject(scope, key, deadline)
+        ? await this.#latest.latestObject(scope, key, deadline)
         : await this.#client.stat(deadline, this.#layout.versionObject(scope, key, selector));
     return object ? [object] : [];
   }
 
-  /** Objects of a listing, page after page, until `atLeast` are read or none are left. */
-  async #listObjects(
+  /** The name behind a truncated key, read from one of its manifests. */
+  async #truncatedKeyName(
+    scope: Scope,
+    key: string,
     deadline: Deadline,
-    request: ListRequest,
-    atLeast: number,
-  ): Promise<StoredObject[]> {
-    const objects: StoredObject[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await this.#client.list(deadline, {
-        ...request,
-        ...(pageToken ? { pageToken } : {}),
-      });
-      objects.push(...page.objects);
-      pageToken = page.nextPageToken;
-    } while (pageToken && objects.length < atLeast);
-    return objects;
-  }
-
-  /** The name behind a key: decoded when full, read from a manifest when truncated. */
-  async #nameOfKey(scope: Scope, key: string, deadline: Deadline): Promise<string | undefined> {
-    if (groupOfKey(key) === key) {
-      const name = nameOfFullKey(key);
-      if (name === undefined) throw corruptArtifact(`unexpected name key ${key}`);
-      return name;
-    }
+  ): Promise<string | undefined> {
     const page = await this.#client.list(deadline, {
       prefix: this.#layout.versionsPrefix(scope, key),
       maxResults: 1,

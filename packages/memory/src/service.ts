@@ -7,7 +7,6 @@ import {
   checkArtifactSize,
   closedError,
   compareNumbers,
-  compareUtf8,
   type DataDigest,
   type Deadline,
   type DownloadOptions,
@@ -19,7 +18,9 @@ import {
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
+  newVersionRecord,
   notFound,
+  type ParsedContent,
   type ParsedGet,
   type PutOptions,
   pageAfter,
@@ -50,7 +51,7 @@ import {
   type MemoryConfig,
   resolveMemoryConfig,
 } from "./config.js";
-import { insertName, removeName } from "./sorted-names.js";
+import { SortedNames } from "./sorted-names.js";
 
 interface StoredVersion {
   readonly meta: ArtifactMeta;
@@ -60,13 +61,7 @@ interface StoredVersion {
 }
 
 /** What a publication stores, from a put or a finished upload. */
-interface Publication {
-  readonly scope: Scope;
-  readonly name: string;
-  readonly mimeType: string;
-  readonly metadata: ArtifactMeta["metadata"];
-  readonly idempotencyKey: string | undefined;
-}
+type Publication = ParsedContent & { readonly scope: Scope; readonly name: string };
 
 interface NameState {
   /** Highest version ever allocated; kept after deletes so versions are never reused. */
@@ -79,7 +74,7 @@ interface NameState {
 
 interface ScopeState {
   /** Names with at least one live version, in UTF-8 byte order. */
-  liveNames: string[];
+  liveNames: SortedNames;
   names: Map<string, NameState>;
   bytes: number;
   artifacts: number;
@@ -221,16 +216,15 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     }
     const bytes = removed.reduce((sum, stored) => sum + stored.meta.size, 0);
     this.#account(scopeState, -bytes, -removed.length);
-    if (versions.length === 0) removeName(scopeState.liveNames, request.name);
+    if (versions.length === 0) scopeState.liveNames.remove(request.name);
   }
 
   async listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
     this.#ensureOpen();
     const request = parseListNames(scope, options, this.#config.maxPageLimit);
     request.deadline.check();
-    const liveNames = this.#scopes.get(scopeKey(request.scope))?.liveNames ?? [];
-    const page = pageAfter(liveNames, request, (name) => name, compareUtf8);
-    return { scope: request.scope, ...page };
+    const liveNames = this.#scopes.get(scopeKey(request.scope))?.liveNames;
+    return { scope: request.scope, ...(liveNames?.page(request) ?? { items: [] }) };
   }
 
   async listVersions(
@@ -256,7 +250,7 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
     if (scopeState.artifacts > this.#config.legacyListLimit) {
       throw resultLimitExceeded("legacyListLimit", this.#config.legacyListLimit);
     }
-    return scopeState.liveNames.flatMap(
+    return [...scopeState.liveNames].flatMap(
       (name) => scopeState.names.get(name)?.versions.map((stored) => stored.meta) ?? [],
     );
   }
@@ -293,23 +287,11 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
       target.names.set(publication.name, nameState);
     }
     nameState.highWater += 1;
-    const meta: ArtifactMeta = Object.freeze({
-      scope: publication.scope,
-      name: publication.name,
-      version: nameState.highWater,
-      mimeType: publication.mimeType,
-      size: digest.size,
-      sha256: digest.sha256,
-      createdAt: Date.now(),
-      metadata: publication.metadata,
-      ...(publication.idempotencyKey === undefined
-        ? {}
-        : { idempotencyKey: publication.idempotencyKey }),
-    });
+    const meta = newVersionRecord(publication, digest, nameState.highWater);
     if (publication.idempotencyKey !== undefined) {
       nameState.keys.set(publication.idempotencyKey, meta.version);
     }
-    if (nameState.versions.length === 0) insertName(target.liveNames, publication.name);
+    if (nameState.versions.length === 0) target.liveNames.insert(publication.name);
     nameState.versions.push({ meta, data, blocks: digest.blocks });
     this.#account(target, digest.size, 1);
     return meta;
@@ -372,7 +354,12 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
   }
 
   #newScope(key: string): ScopeState {
-    const state: ScopeState = { liveNames: [], names: new Map(), bytes: 0, artifacts: 0 };
+    const state: ScopeState = {
+      liveNames: new SortedNames(),
+      names: new Map(),
+      bytes: 0,
+      artifacts: 0,
+    };
     this.#scopes.set(key, state);
     return state;
   }

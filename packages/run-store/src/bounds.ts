@@ -1,6 +1,5 @@
 import {
   quotaExceeded,
-  quotaLimitCode,
   RUN_STORE_BOUND_NAMES,
   type RunStoreBounds,
   type RunStoreBoundsOptions,

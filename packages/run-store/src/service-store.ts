@@ -2,6 +2,7 @@ import {
   type ArtifactService,
   allNames,
   asArtifactError,
+  decodeUtf8,
   isArtifactError,
   MAX_SCOPE_ID_BYTES,
   type RunArtifact,
@@ -49,7 +50,6 @@ interface RunIndex {
   nextOrder: number;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 const encoder = new TextEncoder();
 
 /**
@@ -224,7 +224,7 @@ export class ArtifactServiceRunStore implements RunStore {
       version: file.version,
     });
     // A copy, whatever the adapter does with its buffers: callers may change what they get.
-    return file.encoding === "utf8" ? utf8.decode(data) : new Uint8Array(data);
+    return file.encoding === "utf8" ? decodeUtf8(data) : new Uint8Array(data);
   }
 
   async #removeFile(runs: Map<string, RunIndex>, runId: string, run: RunIndex, path: string) {

@@ -22,6 +22,12 @@ describe("ArtifactServiceRunStore", () => {
     expect(await one.find("run", "a")).toBe("from one");
   });
 
+  it("reads text back exactly, a leading U+FEFF included, through a new store", async () => {
+    const service = new MemoryArtifactService();
+    await new ArtifactServiceRunStore(service).register("run", "s", "bom.txt", "\uFEFFhi");
+    expect(await new ArtifactServiceRunStore(service).find("run", "bom.txt")).toBe("\uFEFFhi");
+  });
+
   it("keeps each file as one artifact with its step id, order and encoding in metadata", async () => {
     const service = new MemoryArtifactService();
     const store = new ArtifactServiceRunStore(service);

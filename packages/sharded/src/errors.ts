@@ -2,7 +2,7 @@ import { ArtifactError } from "@artifact-kit/core";
 
 export function maxActiveScopesReached(bound: number, reclaims: boolean): ArtifactError {
   const why = reclaims
-    ? "and none has been idle long enough to reclaim"
+    ? "and every one has an operation or a transfer in flight"
     : "and volatile workers are never reclaimed";
   return new ArtifactError(
     "max_active_scopes_reached",

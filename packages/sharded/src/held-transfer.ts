@@ -4,6 +4,12 @@ import type { WorkerLease } from "./lease.js";
 /** The transfers a router has open, so that close() can stop them before it closes workers. */
 export class OpenTransfers {
   readonly #open = new Set<TransferHold>();
+  /** How long an open transfer may go without a call before the router ends it. */
+  readonly idleTimeoutMs: number;
+
+  constructor(idleTimeoutMs: number) {
+    this.idleTimeoutMs = idleTimeoutMs;
+  }
 
   add(hold: TransferHold): void {
     this.#open.add(hold);
@@ -23,7 +29,8 @@ export class OpenTransfers {
  * What an open upload or download holds on the router: its worker's lease, from open until
  * the transfer ends, so idle reclamation never closes a worker under it. The hold also ends
  * the transfer itself when its deadline passes or its signal aborts, and when the router
- * closes, so a transfer its owner walked away from pins a worker no longer than its deadline.
+ * closes, and when it goes `idleTimeoutMs` without a call: a transfer its owner walked away
+ * from pins a worker no longer than that, deadline or not.
  */
 export class TransferHold {
   readonly #lease: WorkerLease;
@@ -31,6 +38,9 @@ export class TransferHold {
   /** Stops the worker's transfer (abort an upload, cancel a download); errors are ignored. */
   readonly #halt: (failure: ArtifactError) => Promise<void>;
   readonly #unwatch: () => void;
+  #idleTimer: NodeJS.Timeout | undefined;
+  /** Calls under way on the worker's transfer: idleness counts only between calls. */
+  #calls = 0;
   #held = true;
   /** Why the router stopped the transfer: every later call fails with it. */
   #failure: ArtifactError | undefined;
@@ -55,6 +65,7 @@ export class TransferHold {
     signal?.addEventListener("abort", onAbort, { once: true });
     this.#unwatch = () => signal?.removeEventListener("abort", onAbort);
     if (signal?.aborted) onAbort();
+    this.#armIdleTimer();
   }
 
   /**
@@ -64,9 +75,14 @@ export class TransferHold {
    */
   run<T>(operation: string, call: () => Promise<T>): Promise<T> {
     if (this.#failure) return Promise.reject(this.#failure);
+    this.#calls += 1;
+    clearTimeout(this.#idleTimer);
     const work = this.#held ? this.#lease.run(operation, call) : call();
     this.#busy = work.catch(() => undefined);
-    return work;
+    return work.finally(() => {
+      this.#calls -= 1;
+      this.#armIdleTimer();
+    });
   }
 
   /** The transfer is over: lets go of the worker, once. A stop under way ends it itself. */
@@ -87,9 +103,17 @@ export class TransferHold {
     return this.#stopping;
   }
 
+  #armIdleTimer(): void {
+    if (!this.#held || this.#calls > 0) return;
+    const idleMs = this.#open.idleTimeoutMs;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => void this.stop(idleTransfer(idleMs)), idleMs).unref();
+  }
+
   #release(): void {
     if (!this.#held) return;
     this.#held = false;
+    clearTimeout(this.#idleTimer);
     this.#unwatch();
     this.#open.delete(this);
     this.#lease.release();
@@ -98,4 +122,12 @@ export class TransferHold {
 
 function deadlinePassed(): ArtifactError {
   return new ArtifactError("timeout", "the transfer's deadline passed");
+}
+
+function idleTransfer(idleMs: number): ArtifactError {
+  return new ArtifactError(
+    "timeout",
+    `the transfer went ${idleMs} ms without a call (transferIdleTimeoutMs); the router ended it`,
+    { detail: { limit: "transfer_idle_timeout_ms", bound: idleMs } },
+  );
 }

@@ -18,8 +18,19 @@ export interface ShardedArtifactServiceOptions {
   maxActiveScopes?: number;
   /** Most cold-route requests waiting for or being given a worker (default 1,000); beyond: `overloaded`. */
   maxRouterQueue?: number;
-  /** How long a durable worker must be idle before it may be reclaimed (1..86,400,000 ms, default 60,000). */
+  /**
+   * How long a durable worker may sit idle before the router closes it (1..86,400,000 ms,
+   * default 60,000). At `maxActiveScopes`, a new scope does not wait for it: the least
+   * recently used durable worker with nothing in flight is reclaimed at once.
+   */
   idleScopeTimeoutMs?: number;
+  /**
+   * How long an open upload or download may go without a call before the router ends it
+   * (upload aborted, download cancelled, later calls fail with `timeout`) and lets its worker
+   * go (1..86,400,000 ms, default 60,000): a transfer its owner walked away from without
+   * `abort()`, `cancel()`, a deadline or a signal never pins a worker for longer.
+   */
+  transferIdleTimeoutMs?: number;
   /** Workers opened at the same time (default 4). */
   maxConcurrentOpens?: number;
 }
@@ -27,12 +38,14 @@ export interface ShardedArtifactServiceOptions {
 export type RouterConfig = Readonly<Required<ShardedArtifactServiceOptions>>;
 
 export const MAX_IDLE_SCOPE_TIMEOUT_MS = 86_400_000;
+const TIMEOUT_KEYS = ["idleScopeTimeoutMs", "transferIdleTimeoutMs"] as const;
 
 export const ROUTER_DEFAULTS: RouterConfig = Object.freeze({
   strategy: "exact_scope",
   maxActiveScopes: 1_000,
   maxRouterQueue: 1_000,
   idleScopeTimeoutMs: 60_000,
+  transferIdleTimeoutMs: 60_000,
   maxConcurrentOpens: 4,
 });
 
@@ -51,12 +64,13 @@ export function resolveRouterConfig(options: unknown): RouterConfig {
   for (const key of COUNT_KEYS) {
     if (given[key] !== undefined) config[key] = validatePositiveInteger(given[key], key);
   }
-  if (given.idleScopeTimeoutMs !== undefined) {
-    const timeout = validatePositiveInteger(given.idleScopeTimeoutMs, "idleScopeTimeoutMs");
+  for (const key of TIMEOUT_KEYS) {
+    if (given[key] === undefined) continue;
+    const timeout = validatePositiveInteger(given[key], key);
     if (timeout > MAX_IDLE_SCOPE_TIMEOUT_MS) {
-      throw invalidArgument("idleScopeTimeoutMs", `must be at most ${MAX_IDLE_SCOPE_TIMEOUT_MS}`);
+      throw invalidArgument(key, `must be at most ${MAX_IDLE_SCOPE_TIMEOUT_MS}`);
     }
-    config.idleScopeTimeoutMs = timeout;
+    config[key] = timeout;
   }
   return Object.freeze(config);
 }

@@ -37,6 +37,8 @@ export class WorkerPool {
   readonly #queue: PQueue;
   /** One per cold route in the queue, so that close() can fail them all with `closed`. */
   readonly #waiting = new Set<AbortController>();
+  /** Closes durable workers idle for idleScopeTimeoutMs; absent when nothing is reclaimed. */
+  readonly #sweep: NodeJS.Timeout | undefined;
   #closed = false;
   #evictions = 0;
   #failures = 0;
@@ -46,6 +48,9 @@ export class WorkerPool {
     this.#config = config;
     this.#reclaims = reclaims;
     this.#queue = new PQueue({ concurrency: config.maxConcurrentOpens });
+    if (reclaims) {
+      this.#sweep = setInterval(() => this.#closeIdle(), config.idleScopeTimeoutMs).unref();
+    }
   }
 
   /** The live worker for `key`, leased: no queue, no await. */
@@ -64,8 +69,14 @@ export class WorkerPool {
     }
   }
 
+  /** The worker is done with one call: it becomes the most recently used. */
   release(worker: Worker): void {
     worker.release(Date.now());
+    // Map order is use order, least recent first: reclaiming takes the first idle worker.
+    if (this.#workers.get(worker.key) === worker) {
+      this.#workers.delete(worker.key);
+      this.#workers.set(worker.key, worker);
+    }
   }
 
   /** A backend failure, or a worker closed under an open pool: the worker is dead. */
@@ -98,6 +109,7 @@ export class WorkerPool {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#sweep);
     for (const waiter of this.#waiting) waiter.abort(closedError());
     const workers = [...this.#workers.values()];
     this.#workers.clear();
@@ -147,26 +159,41 @@ export class WorkerPool {
     return opened;
   }
 
-  /** At capacity: forgets the least recently used idle worker and returns it, or throws. */
+  /**
+   * At capacity: forgets the least recently used durable worker with nothing in flight and
+   * returns it (its data reopens on the next call for its scope), or throws.
+   */
   #makeRoom(): Worker | undefined {
-    const { maxActiveScopes, idleScopeTimeoutMs } = this.#config;
+    const { maxActiveScopes } = this.#config;
     if (this.#workers.size + this.#opening.size < maxActiveScopes) return undefined;
     const now = Date.now();
     let victim: Worker | undefined;
     if (this.#reclaims) {
       for (const worker of this.#workers.values()) {
-        if (
-          worker.isIdle(now, idleScopeTimeoutMs) &&
-          worker.lastUsed < (victim?.lastUsed ?? now + 1)
-        ) {
+        if (worker.isIdle(now, 0)) {
           victim = worker;
+          break;
         }
       }
     }
     if (!victim) throw maxActiveScopesReached(maxActiveScopes, this.#reclaims);
-    this.#workers.delete(victim.key);
-    this.#evictions += 1;
+    this.#forget(victim);
     return victim;
+  }
+
+  /** Closes every durable worker that has been idle for idleScopeTimeoutMs. */
+  #closeIdle(): void {
+    const now = Date.now();
+    for (const worker of [...this.#workers.values()]) {
+      if (!worker.isIdle(now, this.#config.idleScopeTimeoutMs)) continue;
+      this.#forget(worker);
+      void worker.close();
+    }
+  }
+
+  #forget(worker: Worker): void {
+    this.#workers.delete(worker.key);
+    this.#evictions += 1;
   }
 
   async #openWorker(key: string, shard: Shard, victim: Worker | undefined): Promise<void> {

@@ -5,6 +5,7 @@ import {
   type ArtifactTransfer,
   type Capabilities,
   closedError,
+  contentOptions,
   type Deadline,
   type DeleteSelector,
   type DownloadOptions,
@@ -67,7 +68,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   readonly #capabilities: Capabilities;
   readonly #reclamation: boolean;
   readonly #pool: WorkerPool;
-  readonly #transfers = new OpenTransfers();
+  readonly #transfers: OpenTransfers;
   #closed = false;
 
   constructor(factory: ShardFactory, options?: ShardedArtifactServiceOptions) {
@@ -75,8 +76,9 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     const declared = factory.capabilities;
     this.#reclamation =
       this.#config.strategy === "exact_scope" && declared.durability === "durable";
-    this.#capabilities = routerCapabilities(declared, this.#config);
+    this.#capabilities = routerCapabilities(declared, this.#config, this.#reclamation);
     this.#pool = new WorkerPool(factory, this.#config, this.#reclamation);
+    this.#transfers = new OpenTransfers(this.#config.transferIdleTimeoutMs);
   }
 
   capabilities(): Capabilities {
@@ -105,11 +107,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     this.#ensureOpen();
     const r = parsePut(scope, name, data, options);
     return this.#route(r, "put", (service, deadline) =>
-      service.put(r.scope, r.name, r.data, {
-        mimeType: r.mimeType,
-        metadata: r.metadata,
-        ...deadline,
-      }),
+      service.put(r.scope, r.name, r.data, { ...contentOptions(r), ...deadline }),
     );
   }
 
@@ -149,6 +147,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
       service.listNames(r.scope, {
         limit: r.limit,
         ...(r.cursor === undefined ? {} : { cursor: r.cursor }),
+        ...(r.prefix === undefined ? {} : { prefix: r.prefix }),
         ...deadline,
       }),
     );
@@ -188,8 +187,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
       "upload",
       (service, deadline) =>
         workerTransfer(service, "streamingUpload").openUpload(r.scope, r.name, {
-          mimeType: r.mimeType,
-          metadata: r.metadata,
+          ...contentOptions(r),
           // Only a bound of the caller's own: the worker applies its maxArtifactBytes anyway.
           ...(r.maxBytesBound === "maxBytes" ? { maxBytes: r.maxBytes } : {}),
           ...deadline,
@@ -307,9 +305,19 @@ function remainingDeadline(deadline: Deadline): RequestOptions {
   return deadline.toRequestOptions();
 }
 
-function routerCapabilities(worker: Capabilities, config: RouterConfig): Capabilities {
+function routerCapabilities(
+  worker: Capabilities,
+  config: RouterConfig,
+  reclamation: boolean,
+): Capabilities {
   const exact = config.strategy === "exact_scope";
   return defineCapabilities({
+    routing: {
+      strategy: config.strategy,
+      reclamation: reclamation ? "lru" : "never",
+      idleScopeTimeoutMs: config.idleScopeTimeoutMs,
+      transferIdleTimeoutMs: config.transferIdleTimeoutMs,
+    },
     durability: worker.durability,
     maxPageLimit: worker.pagination.maxPageLimit,
     legacyListLimit: worker.pagination.legacyListLimit,

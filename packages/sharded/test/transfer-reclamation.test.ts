@@ -3,20 +3,16 @@ import { describe, expect, it } from "vitest";
 import { ShardedArtifactService } from "../src/index.js";
 import { appScope, bytes, ScriptedShards } from "./fixtures.js";
 
-// The pool reads idleness off Date.now() and runs no timers of its own, so these tests wait
-// in real time, a few multiples of a short idle timeout.
+// A worker is reclaimed at capacity as soon as nothing is in flight on it, whatever the idle
+// timeout (left at its default of a minute here, so its sweep never runs during a test). These
+// tests wait in real time, a few multiples of a short transfer deadline, to show that time
+// alone never frees a worker an open transfer holds.
 const IDLE_MS = 25;
 const pastIdle = () => new Promise((resolve) => setTimeout(resolve, IDLE_MS * 3));
 
-/** One worker at most, reclaimed after IDLE_MS: a second scope gets in only by reclaiming "a". */
+/** One worker at most: a second scope gets in only by reclaiming "a". */
 function router(shards = new ScriptedShards("durable", "native")) {
-  return {
-    shards,
-    service: new ShardedArtifactService(shards, {
-      maxActiveScopes: 1,
-      idleScopeTimeoutMs: IDLE_MS,
-    }),
-  };
+  return { shards, service: new ShardedArtifactService(shards, { maxActiveScopes: 1 }) };
 }
 
 async function expectPinned(service: ShardedArtifactService, shards: ScriptedShards) {

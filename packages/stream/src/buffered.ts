@@ -3,6 +3,7 @@ import {
   type ArtifactMeta,
   type ArtifactService,
   type ArtifactTransfer,
+  contentOptions,
   type DataDigest,
   type Deadline,
   type DownloadOptions,
@@ -84,8 +85,7 @@ async function putGathered(
   deadline.check();
   // The adapter's put copies what it keeps, so a buffer of Node's pool is fine here.
   const meta = await service.put(request.scope, request.name, Buffer.concat(chunks, digest.size), {
-    mimeType: request.mimeType,
-    metadata: request.metadata,
+    ...contentOptions(request),
     ...deadline.toRequestOptions(),
   });
   if (meta.sha256 !== digest.sha256 || meta.size !== digest.size) {

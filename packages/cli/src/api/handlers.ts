@@ -3,14 +3,14 @@ import {
   ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
+  capabilityDenied,
+  type Deadline,
   invalidArgument,
   isArtifactError,
-  type Scope,
-  sameScope,
+  unavailable,
   validateOptionKeys,
-  validateScope,
 } from "@artifact-kit/core";
-import { deleteInventory, takeInventory } from "../inventory.js";
+import { confirmationToken, deleteInventory, takeInventory } from "../inventory.js";
 import { readJsonBody } from "./body.js";
 import type { ResourceProvider } from "./options.js";
 import type { ApiRoute } from "./route.js";
@@ -22,6 +22,12 @@ export interface HandlerContext {
   maxBodyBytes: number;
 }
 
+/** One request's deadline, for the store (`deadline`) and the provider (`signal`). */
+export interface RequestBudget {
+  deadline: Deadline;
+  signal: AbortSignal;
+}
+
 /** A version as the API shows it: never bytes, never the user's custom metadata. */
 function publicVersion(meta: ArtifactMeta) {
   const { version, mimeType, size, sha256, createdAt } = meta;
@@ -29,18 +35,24 @@ function publicVersion(meta: ArtifactMeta) {
 }
 
 /** Asks the resource provider about the exact scope; only "allow" lets the request on. */
-async function authorize(context: HandlerContext, route: ApiRoute): Promise<void> {
+async function authorize(
+  context: HandlerContext,
+  route: ApiRoute,
+  signal: AbortSignal,
+): Promise<void> {
   if (context.resourceProvider === undefined) return;
   let decision: unknown;
   try {
-    decision = await context.resourceProvider({ scope: route.scope, operation: route.operation });
+    decision = await context.resourceProvider({
+      scope: route.scope,
+      operation: route.operation,
+      signal,
+    });
   } catch (error) {
-    throw new ArtifactError("unavailable", "the resource provider failed", { cause: error });
+    throw unavailable("the resource provider failed", error);
   }
   if (decision !== "allow") {
-    throw new ArtifactError("capability_denied", "this scope is forbidden to this caller", {
-      detail: { reason: "forbidden" },
-    });
+    throw capabilityDenied("this scope is forbidden to this caller", { reason: "forbidden" });
   }
 }
 
@@ -53,13 +65,7 @@ async function refuseForeignReplies<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (isArtifactError(error, "invalid_service_reply")) {
-      throw new ArtifactError(
-        "unavailable",
-        "the store answered with a record it was not asked for",
-        {
-          cause: error,
-        },
-      );
+      throw unavailable("the store answered with a record it was not asked for", error);
     }
     throw error;
   }
@@ -69,19 +75,22 @@ export async function handle(
   context: HandlerContext,
   route: ApiRoute,
   request: IncomingMessage,
+  { deadline, signal }: RequestBudget,
 ): Promise<unknown> {
   const { service } = context;
-  await authorize(context, route);
+  await authorize(context, route, signal);
+  // The rest of the deadline, handed to every store call (checked before each commit).
+  const within = () => deadline.toRequestOptions();
   switch (route.operation) {
     case "listNames":
       return refuseForeignReplies(async () => {
-        const options = pageOptions(route.limit, route.cursor);
+        const options = { ...within(), ...pageOptions(route.limit, route.cursor) };
         const page = await service.listNames(route.scope, options);
         return { scope: route.scope, items: page.items, ...cursorOf(page.nextCursor) };
       });
     case "listVersions":
       return refuseForeignReplies(async () => {
-        const options = pageOptions(route.limit, route.cursor);
+        const options = { ...within(), ...pageOptions(route.limit, route.cursor) };
         const page = await service.listVersions(route.scope, route.name, options);
         return {
           scope: route.scope,
@@ -90,11 +99,24 @@ export async function handle(
           ...cursorOf(page.nextCursor),
         };
       });
-    case "deleteScope": {
-      await expectConfirmation(request, route.scope, context.maxBodyBytes);
+    case "inspectScope":
       return refuseForeignReplies(async () => {
-        const inventory = await takeInventory(service, route.scope);
-        await deleteInventory(service, inventory);
+        const inventory = await takeInventory(service, route.scope, within);
+        const { names, versions, bytes } = inventory;
+        return {
+          scope: route.scope,
+          names,
+          versions,
+          bytes,
+          confirm: confirmationToken(inventory),
+        };
+      });
+    case "deleteScope": {
+      const confirm = await readConfirmation(request, context.maxBodyBytes);
+      return refuseForeignReplies(async () => {
+        const inventory = await takeInventory(service, route.scope, within);
+        if (confirm !== confirmationToken(inventory)) throw staleConfirmation();
+        await deleteInventory(service, inventory, within);
         const { names, versions, bytes } = inventory;
         return { scope: route.scope, deleted: { names, versions, bytes } };
       });
@@ -102,20 +124,24 @@ export async function handle(
   }
 }
 
-/** The delete body must be exactly `{"confirm": <the scope of the path>}`. */
-async function expectConfirmation(
-  request: IncomingMessage,
-  scope: Scope,
-  maxBodyBytes: number,
-): Promise<void> {
+/** The delete body must be exactly `{"confirm": "<the token GET on the scope gave>"}`. */
+async function readConfirmation(request: IncomingMessage, maxBodyBytes: number): Promise<string> {
   const body = validateOptionKeys(await readJsonBody(request, maxBodyBytes), ["confirm"], "body");
-  let confirmed: boolean;
-  try {
-    confirmed = sameScope(validateScope(body.confirm, "confirm"), scope);
-  } catch {
-    confirmed = false;
+  if (typeof body.confirm !== "string") {
+    throw invalidArgument("confirm", "must be the token a GET on this scope answered");
   }
-  if (!confirmed) throw invalidArgument("confirm", "must be the scope of the path");
+  return body.confirm;
+}
+
+/** The token was for the scope as it was: it has changed since (or it is another's). */
+function staleConfirmation(): ArtifactError {
+  const failure = invalidArgument(
+    "confirm",
+    "does not match this scope as it is now: GET the scope again and review it",
+  );
+  return new ArtifactError(failure.code, failure.message, {
+    detail: { ...failure.detail, reason: "stale_confirmation" },
+  });
 }
 
 function pageOptions<C>(limit: number | undefined, cursor: C | undefined) {

@@ -1,18 +1,21 @@
 import type { ArtifactService, Scope } from "@artifact-kit/core";
 
 /** What a request of the developer API does to its scope. */
-export type ApiOperation = "listNames" | "listVersions" | "deleteScope";
+export type ApiOperation = "listNames" | "listVersions" | "inspectScope" | "deleteScope";
 
 /** The resource provider's answer about one exact scope; anything but "allow" is refused. */
 export type ResourceDecision = "allow" | "forbidden";
 
 /**
  * Asked before every authenticated request with the exact scope of its path (never a
- * prefix or a pattern). It may be async; if it throws, the request is `unavailable`.
+ * prefix or a pattern). It may be async; if it throws, the request is `unavailable`. It runs
+ * inside the request's deadline: `signal` aborts when the deadline passes, and the request
+ * is answered `timeout` then whether or not the provider has settled.
  */
 export type ResourceProvider = (request: {
   readonly scope: Scope;
   readonly operation: ApiOperation;
+  readonly signal: AbortSignal;
 }) => ResourceDecision | Promise<ResourceDecision>;
 
 export interface DeveloperApiOptions {
@@ -26,4 +29,21 @@ export interface DeveloperApiOptions {
   resourceProvider?: ResourceProvider;
   /** Largest request body (the delete confirmation), default 4,096 bytes. */
   maxBodyBytes?: number;
+  /**
+   * The whole of one request, resource provider and store included, in milliseconds
+   * (1..300000, default 30,000). A request over it is answered 504 `timeout`.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Browser origins (`https://host[:port]`, exactly as a browser sends them) allowed to call
+   * the API across origins. Default none: no CORS headers at all, so no web page can read
+   * an answer.
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * Told of every failure the API answers with a 5xx status, with its full cause. The
+   * answer itself carries only the code and a fixed message, never a path or a backend's
+   * words.
+   */
+  onServerError?: (error: Error) => void;
 }

@@ -11,13 +11,15 @@ import { parseCount } from "../parse-count.js";
 // The API's paths, each id one percent-encoded segment (a "/" in an id is %2F):
 //   GET    /v1/apps/A[/users/U[/sessions/S]]/names?limit&cursor
 //   GET    /v1/apps/A[/users/U[/sessions/S]]/names/NAME/versions?limit&cursor
-//   DELETE /v1/apps/A[/users/U[/sessions/S]]            body {"confirm": <the same scope>}
+//   GET    /v1/apps/A[/users/U[/sessions/S]]            counts and a confirmation token
+//   DELETE /v1/apps/A[/users/U[/sessions/S]]            body {"confirm": <that token>}
 // Segments are split before decoding and never normalized: a raw "." or ".." is refused,
 // and a decoded id is only ever an id, validated by core like any other.
 
 export type ApiRoute =
   | { operation: "listNames"; scope: Scope; limit?: number; cursor?: string }
   | { operation: "listVersions"; scope: Scope; name: string; limit?: number; cursor?: number }
+  | { operation: "inspectScope"; scope: Scope }
   | { operation: "deleteScope"; scope: Scope };
 
 export function parseRoute(method: string, url: string): ApiRoute {
@@ -56,13 +58,13 @@ function routeWithin(
   query: URLSearchParams,
 ): ApiRoute {
   if (rest.length === 0) {
-    expectMethod(method, "DELETE");
+    expectMethod(method, ["GET", "DELETE"]);
     expectQuery(query, []);
-    return { operation: "deleteScope", scope };
+    return { operation: method === "GET" ? "inspectScope" : "deleteScope", scope };
   }
   if (rest[0] !== "names") throw routeNotFound();
   if (rest.length === 1) {
-    expectMethod(method, "GET");
+    expectMethod(method, ["GET"]);
     const { limit, cursor } = pageQuery(query);
     return {
       operation: "listNames",
@@ -72,7 +74,7 @@ function routeWithin(
     };
   }
   if (rest.length === 3 && rest[2] === "versions") {
-    expectMethod(method, "GET");
+    expectMethod(method, ["GET"]);
     const { limit, cursor } = pageQuery(query);
     return {
       operation: "listVersions",
@@ -110,10 +112,12 @@ function expectQuery(query: URLSearchParams, allowed: readonly string[]): void {
   }
 }
 
-function expectMethod(method: string, expected: string): void {
-  if (method !== expected) {
-    throw new ArtifactError("invalid_argument", `method: this path takes ${expected} only`, {
-      detail: { field: "method", reason: "method_not_allowed" },
+/** `detail.allow` is the answer's `Allow` header. */
+function expectMethod(method: string, allowed: readonly string[]): void {
+  if (!allowed.includes(method)) {
+    const allow = allowed.join(", ");
+    throw new ArtifactError("invalid_argument", `method: this path takes ${allow} only`, {
+      detail: { field: "method", reason: "method_not_allowed", allow },
     });
   }
 }

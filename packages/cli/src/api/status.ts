@@ -21,6 +21,8 @@ export function statusFor(error: unknown): number {
       return 413;
     case "method_not_allowed":
       return 405;
+    case "stale_confirmation":
+      return 409;
     default:
       return BY_CODE[error.code] ?? 500;
   }

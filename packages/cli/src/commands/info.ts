@@ -14,8 +14,10 @@ export function registerInfo(program: Command): void {
       action<[string]>(async (options, target) => {
         const scope = scopeFromOptions(options);
         const { name, selector } = parseVersioned(target);
-        const meta = await withStore(options, (service) =>
-          service.head(scope, name, { version: selector }),
+        const meta = await withStore(
+          options,
+          (service) => service.head(scope, name, { version: selector }),
+          { scope },
         );
         emit(options, meta, describeMeta(meta));
         return undefined;

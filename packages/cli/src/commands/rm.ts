@@ -13,7 +13,7 @@ export function registerRm(program: Command): void {
       action<[string]>(async (options, target) => {
         const scope = scopeFromOptions(options);
         const { name, selector } = parseDeleteTarget(target);
-        await withStore(options, (service) => service.delete(scope, name, selector));
+        await withStore(options, (service) => service.delete(scope, name, selector), { scope });
         emit(options, { scope, name, selector, deleted: true }, [`deleted ${name}@${selector}`]);
         return undefined;
       }),

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { access } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { invalidArgument } from "@artifact-kit/core";
@@ -6,20 +7,35 @@ import type { Command } from "commander";
 import type { ResourceProvider } from "../api/options.js";
 import { startDeveloperApi } from "../api/server.js";
 import { withStore } from "../globals.js";
-import { action, emit } from "../output.js";
-import { parseMilliseconds } from "../parse-count.js";
+import { localFileError } from "../local-file.js";
+import { action, emit, reportError } from "../output.js";
+import { parseCount, parseMilliseconds } from "../parse-count.js";
 
 interface ServeOptions {
   host: string;
   port: string;
   resourceProvider?: string;
+  requestTimeoutMs?: string;
+  allowOrigin: string[];
 }
 
 export const TOKEN_VARIABLE = "ARTIFACT_KIT_API_TOKEN";
 
-/** A module whose default export is the ResourceProvider hook. */
+/**
+ * A module whose default export is the ResourceProvider hook. A module that is missing or
+ * does not load is the user's argument, not a bug of the CLI.
+ */
 async function loadResourceProvider(path: string): Promise<ResourceProvider> {
-  const module = (await import(pathToFileURL(resolve(path)).href)) as { default?: unknown };
+  const file = resolve(path);
+  await access(file).catch((error) => {
+    throw localFileError("resource-provider", file, error);
+  });
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (error) {
+    throw localFileError("resource-provider", file, error);
+  }
   if (typeof module.default !== "function") {
     throw invalidArgument("resource-provider", `${path} has no default export function`);
   }
@@ -45,10 +61,24 @@ export function registerServe(program: Command): void {
       "--resource-provider <module>",
       "ES module whose default export decides, per exact scope, allow or forbidden",
     )
+    .option(
+      "--request-timeout-ms <ms>",
+      "deadline of each request, resource provider included (1..300000, default 30000)",
+    )
+    .option(
+      "--allow-origin <origin>",
+      "a browser origin (https://host[:port]) that may call the API; repeatable; default none",
+      (origin: string, previous: string[]) => [...previous, origin],
+      [],
+    )
     .action(
       action<[], ServeOptions>(async (options) => {
         const port = parseMilliseconds(options.port, "port");
         if (port > 65_535) throw invalidArgument("port", "must be at most 65535");
+        const requestTimeoutMs =
+          options.requestTimeoutMs === undefined
+            ? undefined
+            : parseCount(options.requestTimeoutMs, "request-timeout-ms");
         const resourceProvider =
           options.resourceProvider === undefined
             ? undefined
@@ -62,6 +92,10 @@ export function registerServe(program: Command): void {
             host: options.host,
             port,
             ...(resourceProvider === undefined ? {} : { resourceProvider }),
+            ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+            allowedOrigins: options.allowOrigin,
+            // The client gets the code only; the operator gets the cause here.
+            onServerError: (error) => reportError({ json: false, verbose: options.verbose }, error),
           });
           // The token is printed only when it was generated here: one from the
           // environment is already the caller's.

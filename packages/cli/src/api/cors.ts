@@ -1,0 +1,77 @@
+import type { IncomingMessage } from "node:http";
+import { invalidArgument } from "@artifact-kit/core";
+
+/** The methods and request headers the API takes, as a preflight answers them. */
+export const API_METHODS = "GET, DELETE";
+const API_REQUEST_HEADERS = "authorization, content-type";
+const PREFLIGHT_MAX_AGE_SECONDS = "600";
+
+/**
+ * Who may call the API from a web page. Empty by default: no CORS header is ever sent, so
+ * browsers keep every answer from every other origin.
+ */
+export class CorsPolicy {
+  private readonly origins: ReadonlySet<string>;
+
+  private constructor(origins: ReadonlySet<string>) {
+    this.origins = origins;
+  }
+
+  /** Each origin exactly as a browser sends it: `http(s)://host[:port]`, no path, no `*`. */
+  static from(allowedOrigins: unknown): CorsPolicy {
+    if (allowedOrigins === undefined) return new CorsPolicy(new Set());
+    if (!Array.isArray(allowedOrigins)) {
+      throw invalidArgument("allowedOrigins", "must be an array of origins");
+    }
+    for (const origin of allowedOrigins) {
+      if (!isExactOrigin(origin)) {
+        throw invalidArgument(
+          "allowedOrigins",
+          `${JSON.stringify(origin)} is not an origin such as https://tool.example:8443`,
+        );
+      }
+    }
+    return new CorsPolicy(new Set(allowedOrigins as string[]));
+  }
+
+  get enabled(): boolean {
+    return this.origins.size > 0;
+  }
+
+  /** The request's Origin when it is allowed, else undefined. */
+  allowedOrigin(request: IncomingMessage): string | undefined {
+    const origin = request.headers.origin;
+    return origin !== undefined && this.origins.has(origin) ? origin : undefined;
+  }
+
+  /** Headers for an ordinary answer: the origin echoed only when it is allowed. */
+  responseHeaders(request: IncomingMessage): Record<string, string> {
+    if (!this.enabled) return {};
+    const origin = this.allowedOrigin(request);
+    return origin === undefined
+      ? { vary: "Origin" }
+      : { "access-control-allow-origin": origin, vary: "Origin" };
+  }
+
+  /** Headers for a preflight from an allowed origin. */
+  preflightHeaders(origin: string): Record<string, string> {
+    return {
+      "access-control-allow-origin": origin,
+      "access-control-allow-methods": API_METHODS,
+      "access-control-allow-headers": API_REQUEST_HEADERS,
+      "access-control-max-age": PREFLIGHT_MAX_AGE_SECONDS,
+      vary: "Origin",
+    };
+  }
+}
+
+function isExactOrigin(origin: unknown): origin is string {
+  if (typeof origin !== "string") return false;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin;
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { ShardedArtifactService } from "../src/index.js";
+import { appScope, bytes, ScriptedShards } from "./fixtures.js";
+
+// These wait in real time, a few multiples of short timeouts.
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("reclaiming without waiting for capacity", () => {
+  it("closes a durable worker idle for idleScopeTimeoutMs, and its scope reopens", async () => {
+    const shards = new ScriptedShards("durable");
+    const service = new ShardedArtifactService(shards, { idleScopeTimeoutMs: 20 });
+    await service.put(appScope("a"), "x", bytes("a"));
+    await sleep(80);
+    expect(shards.workers[0]?.closed).toBe(true);
+    expect(service.status()).toMatchObject({ activeScopes: 0, evictions: 1 });
+    await expect(service.get(appScope("a"), "x")).resolves.toMatchObject({ version: 1 });
+    await service.close();
+  });
+
+  it("never closes an idle volatile worker", async () => {
+    const shards = new ScriptedShards("volatile");
+    const service = new ShardedArtifactService(shards, { idleScopeTimeoutMs: 20 });
+    await service.put(appScope("a"), "x", bytes("a"));
+    await sleep(80);
+    expect(shards.workers[0]?.closed).toBe(false);
+    await service.close();
+  });
+
+  it("a burst of 2,000 new durable scopes over 100 workers completes without refusal", async () => {
+    const shards = new ScriptedShards("durable");
+    const service = new ShardedArtifactService(shards, {
+      maxActiveScopes: 100,
+      maxRouterQueue: 2_000,
+    });
+    const puts = Array.from({ length: 2_000 }, (_, i) =>
+      service.put(appScope(`s${i}`), "x", bytes(String(i))),
+    );
+    const outcomes = await Promise.allSettled(puts);
+    const refusals = outcomes.flatMap((outcome) =>
+      outcome.status === "rejected" ? [(outcome.reason as { code?: string }).code] : [],
+    );
+    expect(refusals).toEqual([]);
+    expect(service.status().activeScopes).toBeLessThanOrEqual(100);
+    await service.close();
+  });
+
+  it("ends a transfer left without a call for transferIdleTimeoutMs and lets its worker go", async () => {
+    const shards = new ScriptedShards("durable", "native");
+    const service = new ShardedArtifactService(shards, {
+      maxActiveScopes: 1,
+      transferIdleTimeoutMs: 30,
+    });
+    const sink = await service.openUpload(appScope("a"), "x");
+    await sink.write(bytes("abandoned"));
+    await sleep(100);
+    await expect(sink.write(bytes("late"))).rejects.toMatchObject({
+      code: "timeout",
+      detail: { limit: "transfer_idle_timeout_ms", bound: 30 },
+    });
+    await expect(service.put(appScope("b"), "x", bytes("b"))).resolves.toMatchObject({
+      version: 1,
+    });
+    await expect(service.get(appScope("a"), "x")).rejects.toMatchObject({ code: "not_found" });
+    await service.close();
+  });
+
+  it("keeps a transfer that is called more often than transferIdleTimeoutMs", async () => {
+    const shards = new ScriptedShards("durable", "native");
+    const service = new ShardedArtifactService(shards, { transferIdleTimeoutMs: 40 });
+    const sink = await service.openUpload(appScope("a"), "x");
+    for (let i = 0; i < 6; i++) {
+      await sink.write(bytes("."));
+      await sleep(15);
+    }
+    await expect(sink.finish()).resolves.toMatchObject({ size: 6 });
+    await service.close();
+  });
+
+  it("reports its routing in capabilities(), and validates the timeouts", () => {
+    const service = new ShardedArtifactService(new ScriptedShards("durable"), {
+      strategy: "exact_scope",
+      idleScopeTimeoutMs: 5_000,
+      transferIdleTimeoutMs: 7_000,
+    });
+    expect(service.capabilities().routing).toEqual({
+      strategy: "exact_scope",
+      reclamation: "lru",
+      idleScopeTimeoutMs: 5_000,
+      transferIdleTimeoutMs: 7_000,
+    });
+    const shared = new ShardedArtifactService(new ScriptedShards("volatile"), {
+      strategy: "shared",
+    });
+    expect(shared.capabilities().routing).toMatchObject({
+      strategy: "shared",
+      reclamation: "never",
+    });
+    for (const transferIdleTimeoutMs of [0, 1.5, 86_400_001, "5"]) {
+      expect(
+        () =>
+          new ShardedArtifactService(new ScriptedShards("durable"), {
+            transferIdleTimeoutMs,
+          } as never),
+      ).toThrow(expect.objectContaining({ code: "invalid_argument" }));
+    }
+  });
+});
