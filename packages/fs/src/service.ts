@@ -318,7 +318,9 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
       const scopeDirs = scopePaths(this.#dirs, scopeDigest(request.scope));
       const sorted = await this.#nameIndexes.knownNames(scopeDirs);
       const items: string[] = [];
-      for (const candidate of sorted.slice(namePageIndex(sorted, request))) {
+      // By index, not a slice: a copy of the tail would cost O(names) per page.
+      for (let at = namePageIndex(sorted, request); at < sorted.length; at++) {
+        const candidate = sorted[at] as string;
         // Names with the prefix are one contiguous run in UTF-8 order.
         if (request.prefix !== undefined && !candidate.startsWith(request.prefix)) break;
         request.deadline.check();
@@ -352,7 +354,8 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
           ? 0
           : indexAfter(versions, request.cursor, (item) => item, compareNumbers);
       const items: ArtifactMeta[] = [];
-      for (const version of versions.slice(start)) {
+      for (let at = start; at < versions.length; at++) {
+        const version = versions[at] as number;
         request.deadline.check();
         if (items.length === request.limit) {
           return { items, nextCursor: (items[items.length - 1] as ArtifactMeta).version };
