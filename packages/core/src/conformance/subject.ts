@@ -40,12 +40,6 @@ export interface ArtifactServiceConformanceOptions {
   replayPath?: string;
   /** Runs only the checks whose name contains this text (the failure report prints it). */
   only?: string;
-  /**
-   * Laws this adapter is known not to hold yet, by group or law name prefix (e.g.
-   * "idempotency"), each with the reason. They are reported as skipped with that reason,
-   * never silently: a stated gap, for the adapter's own test to remove once it is closed.
-   */
-  knownGaps?: Readonly<Record<string, string>>;
   /** Per-check time limit in vitest (default 120,000 ms). */
   testTimeoutMs?: number;
 }
