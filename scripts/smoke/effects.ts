@@ -14,11 +14,11 @@ const root = mkdtempSync(join(tmpdir(), "effects-smoke-"));
 const journal = new FsEffectJournal({ root });
 const service = new MemoryArtifactService();
 const scope: Scope = { kind: "session", app: "smoke", user: "u", session: "s" };
-const artifacts = journalArtifacts(service, scope, { journal, owner: "smoke", leaseMs: 50 });
+const artifacts = journalArtifacts(service, scope, { journal, owner: "smoke", leaseMs: 1000 });
 const kept = await artifacts.put("kept.txt", new TextEncoder().encode("kept"));
 await artifacts.commit(kept.effectId);
 const orphan = await artifacts.put("orphan.txt", new TextEncoder().encode("orphan"));
-await new Promise((resolve) => setTimeout(resolve, 60));
+await new Promise((resolve) => setTimeout(resolve, 1100));
 const report = await reconcile(journal, artifactEffectHandler(service), {
   owner: "smoke-reconciler",
   limit: 10,
