@@ -137,7 +137,14 @@ export class FsEffectJournal extends JournalBase {
       }
       // An effect directory with no revision is an intend that died before publishing.
       if (revision === 0) return undefined;
-      const text = await readFile(this.#revisionPath(effectId, revision), "utf8");
+      let text: string;
+      try {
+        text = await readFile(this.#revisionPath(effectId, revision), "utf8");
+      } catch (error) {
+        // Pruned by another process between the listing and the read.
+        if (errorCode(error) === "ENOENT") return undefined;
+        throw error;
+      }
       let record: EffectRecord;
       try {
         record = JSON.parse(text) as EffectRecord;
