@@ -4,11 +4,13 @@ import {
   type ArtifactService,
   type BoundArtifacts,
   bindArtifacts,
+  capabilityDenied,
   checkMetaReply,
   effectPendingReconciliation,
   invalidArgument,
   isArtifactError,
   MAX_TIMEOUT_MS,
+  notFound,
   type PutOptions,
   type RequestOptions,
   type Scope,
@@ -39,7 +41,10 @@ const LEASE_MARGIN = 0.2;
 
 export interface JournaledOptions {
   journal: EffectJournal;
-  /** Who writes (a process or runtime id); the lease holder of every effect it starts. */
+  /**
+   * Who writes (a process or runtime id); the lease holder of every effect it starts. Must
+   * differ from every reconciler's owner.
+   */
   owner: string;
   /**
    * How long a started effect stays this writer's before a reconciler may take it over. The
@@ -88,8 +93,6 @@ export class JournaledArtifacts {
   readonly #owner: string;
   readonly #leaseMs: number;
   readonly #correlation: Readonly<Record<string, string>> | undefined;
-  /** The fencing token of each effect this capability started and has not committed. */
-  readonly #tokens = new Map<string, number>();
 
   constructor(service: ArtifactService, scope: Scope, options: JournaledOptions) {
     const opts = validateOptionKeys(
@@ -173,24 +176,25 @@ export class JournaledArtifacts {
   }
 
   /**
-   * Marks effects this capability applied as committed; call it once the event recording
-   * them is durable. Committing again is a no-op. If the lease was taken over by a reconciler
-   * meanwhile, it fails with capability_denied and the reconciler's judgement stands.
+   * Marks effects as committed; call it once the event recording them is durable. The
+   * fencing token is the journal's own, taken only while this capability's owner still holds
+   * the lease: once a reconciler claimed the effect, commit fails with capability_denied and
+   * the reconciler's judgement stands. Committing again is a no-op.
    */
   async commit(effectIds: string | readonly string[]): Promise<EffectRecord[]> {
     const ids = typeof effectIds === "string" ? [effectIds] : [...effectIds];
     const committed: EffectRecord[] = [];
     for (const id of ids) {
       const effectId = validateEffectId(id);
-      const token = this.#tokens.get(effectId);
-      if (token === undefined) {
-        throw invalidArgument(
-          "effectId",
-          `effect ${effectId} was not applied through this capability`,
-        );
+      const record = await this.#journal.get(effectId);
+      if (record === undefined) throw notFound(`effect ${effectId}`, { effectId });
+      if (record.phase !== "committed" && record.lease.owner !== this.#owner) {
+        throw capabilityDenied(`effect ${effectId} is leased to ${record.lease.owner}`, {
+          effectId,
+          owner: record.lease.owner,
+        });
       }
-      committed.push(await this.#journal.settle(effectId, token, "committed"));
-      this.#tokens.delete(effectId);
+      committed.push(await this.#journal.settle(effectId, record.lease.fencingToken, "committed"));
     }
     return committed;
   }
@@ -255,7 +259,6 @@ export class JournaledArtifacts {
         error,
       );
     }
-    this.#tokens.set(effectId, token);
     return Object.freeze({ effectId, fencingToken: token, receipt, effect });
   }
 }
