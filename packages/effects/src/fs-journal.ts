@@ -92,8 +92,12 @@ export class FsEffectJournal extends JournalBase {
     return join(this.#effects, effectId, `${String(revision).padStart(REVISION_DIGITS, "0")}.json`);
   }
 
-  /** Stages the record durably, then links it under `revision`; false if that is taken. */
-  async #publish(record: EffectRecord, revision: number): Promise<boolean> {
+  /**
+   * Stages the record (fsynced: a linked revision is never partial), then links it under
+   * `revision`; false if that is taken. The directory sync that makes the link survive a
+   * power loss is skipped when the caller can afford to lose it.
+   */
+  async #publish(record: EffectRecord, revision: number, syncLink = true): Promise<boolean> {
     const staged = join(this.#staging, `${randomUUID()}.json`);
     await writeSynced(await open(staged, "wx"), new TextEncoder().encode(JSON.stringify(record)));
     try {
@@ -104,7 +108,7 @@ export class FsEffectJournal extends JournalBase {
     } finally {
       await unlink(staged);
     }
-    await syncDirectory(join(this.#effects, record.effectId));
+    if (syncLink) await syncDirectory(join(this.#effects, record.effectId));
     return true;
   }
 
@@ -164,8 +168,13 @@ export class FsEffectJournal extends JournalBase {
     });
   }
 
-  protected swap(_effectId: string, revision: number, next: EffectRecord): Promise<boolean> {
-    return this.#io("write", () => this.#publish(next, revision + 1));
+  protected swap(
+    _effectId: string,
+    revision: number,
+    next: EffectRecord,
+    mustSurvivePowerLoss: boolean,
+  ): Promise<boolean> {
+    return this.#io("write", () => this.#publish(next, revision + 1, mustSurvivePowerLoss));
   }
 
   protected async *ids(): AsyncIterable<string> {

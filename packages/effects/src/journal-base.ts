@@ -61,8 +61,18 @@ export abstract class JournalBase implements EffectJournal {
   /** Creates the record; false when the effect id is already taken. */
   protected abstract create(record: EffectRecord): Promise<boolean>;
   protected abstract read(effectId: string): Promise<Stored | undefined>;
-  /** Publishes `next` only if the record is still at `revision`; false when it is not. */
-  protected abstract swap(effectId: string, revision: number, next: EffectRecord): Promise<boolean>;
+  /**
+   * Publishes `next` only if the record is still at `revision`; false when it is not.
+   * `mustSurvivePowerLoss` false (only intended -> applied) lets a durable backend skip the
+   * directory sync: losing that step falls back to `intended`, which the reconciler settles
+   * the same way by observing the service.
+   */
+  protected abstract swap(
+    effectId: string,
+    revision: number,
+    next: EffectRecord,
+    mustSurvivePowerLoss: boolean,
+  ): Promise<boolean>;
   /** Every effect id, in no particular order. */
   protected abstract ids(): AsyncIterable<string>;
   protected abstract remove(effectId: string): Promise<void>;
@@ -134,7 +144,7 @@ export abstract class JournalBase implements EffectJournal {
       if (stored === undefined || !isClaimable(stored.record, claim, now)) continue;
       const next = applyClaim(stored.record, claim, now);
       // Losing the swap means another reconciler claimed it (or its owner moved it) first.
-      if (await this.swap(effectId, stored.revision, next)) claimed.push(next);
+      if (await this.swap(effectId, stored.revision, next, true)) claimed.push(next);
     }
     return claimed;
   }
@@ -189,7 +199,8 @@ export abstract class JournalBase implements EffectJournal {
       if (stored === undefined) throw notFound(`effect ${id}`, { effectId: id });
       const changed = next(stored.record, this.clock());
       if (changed === stored.record) return changed;
-      if (await this.swap(id, stored.revision, changed)) return changed;
+      const mustSurvive = !(stored.record.phase === "intended" && changed.phase === "applied");
+      if (await this.swap(id, stored.revision, changed, mustSurvive)) return changed;
     }
     throw overloaded(
       `effect ${id} kept changing under this write`,

@@ -25,7 +25,12 @@ export class MemoryEffectJournal extends JournalBase {
     return this.#records.get(effectId);
   }
 
-  protected async swap(effectId: string, revision: number, next: EffectRecord): Promise<boolean> {
+  protected async swap(
+    effectId: string,
+    revision: number,
+    next: EffectRecord,
+    _mustSurvivePowerLoss: boolean,
+  ): Promise<boolean> {
     if (this.#records.get(effectId)?.revision !== revision) return false;
     this.#records.set(effectId, { record: next, revision: revision + 1 });
     return true;
