@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import {
   type FileHandle,
   link,
+  lstat,
   mkdir,
   open,
   opendir,
@@ -23,6 +24,8 @@ export interface FsJournalOptions {
 }
 
 const REVISION_DIGITS = 10;
+/** A staged file younger than this may be a live write about to be linked: never swept. */
+const STAGING_GRACE_MS = 60_000;
 const REVISION_FILE = /^(\d{10})\.json$/;
 
 function errorCode(error: unknown): string | undefined {
@@ -197,6 +200,28 @@ export class FsEffectJournal extends JournalBase {
       await rename(join(this.#effects, effectId), doomed);
       await syncDirectory(this.#effects);
       await rm(doomed, { recursive: true, force: true });
+    });
+  }
+
+  /** Staged files and trashed effects a killed process left behind, oldest first found. */
+  protected sweep(olderThan: number, limit: number): Promise<void> {
+    const before = Math.min(olderThan, Date.now() - STAGING_GRACE_MS);
+    return this.#io("prune", async () => {
+      let removed = 0;
+      for (const dir of [this.#staging, this.#trash]) {
+        for await (const entry of await opendir(dir)) {
+          if (removed >= limit) return;
+          const path = join(dir, entry.name);
+          try {
+            if ((await lstat(path)).mtimeMs >= before) continue;
+          } catch (error) {
+            if (errorCode(error) === "ENOENT") continue; // another process swept it
+            throw error;
+          }
+          await rm(path, { recursive: true, force: true });
+          removed++;
+        }
+      }
     });
   }
 

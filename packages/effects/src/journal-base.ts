@@ -76,6 +76,11 @@ export abstract class JournalBase implements EffectJournal {
   /** Every effect id, in no particular order. */
   protected abstract ids(): AsyncIterable<string>;
   protected abstract remove(effectId: string): Promise<void>;
+  /**
+   * Removes up to `limit` leftovers of writes that died midway (staged files, half-pruned
+   * effects) last touched before `olderThan`; nothing any record refers to.
+   */
+  protected abstract sweep(olderThan: number, limit: number): Promise<void>;
   protected abstract release(): Promise<void>;
 
   capabilities(): JournalCapabilities {
@@ -179,6 +184,7 @@ export abstract class JournalBase implements EffectJournal {
       await this.remove(effectId);
       pruned++;
     }
+    await this.sweep(olderThan, limit);
     return { pruned };
   }
 

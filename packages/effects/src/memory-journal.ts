@@ -44,6 +44,9 @@ export class MemoryEffectJournal extends JournalBase {
     this.#records.delete(effectId);
   }
 
+  /** Nothing is ever left over in memory. */
+  protected async sweep(): Promise<void> {}
+
   protected async release(): Promise<void> {
     this.#records.clear();
   }
