@@ -32,7 +32,7 @@ import {
   validateOutcome,
   validatePrune,
   validateReceipt,
-  validateRetryAt,
+  validateRetryAfter,
 } from "./validate.js";
 
 /** A stored record and the revision it was read at, for compare-and-swap. */
@@ -127,13 +127,14 @@ export abstract class JournalBase implements EffectJournal {
     effectId: unknown,
     fencingToken: unknown,
     error: unknown,
-    retryAt: unknown,
+    retryAfterMs: unknown,
   ): Promise<EffectRecord> {
     const token = validateFencingToken(fencingToken);
-    const until = validateRetryAt(retryAt);
+    const backoff = validateRetryAfter(retryAfterMs);
     const message = boundedError(error);
+    // The journal's own clock fixes the retry time, as it fixes every lease's expiry.
     return this.#change(effectId, (record, now) =>
-      applyFailure(record, token, message, until, now),
+      applyFailure(record, token, message, now + backoff, now),
     );
   }
 

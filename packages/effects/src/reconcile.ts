@@ -143,7 +143,7 @@ export async function reconcile(
       const backoff = Math.min(retry.maxBackoffMs, retry.backoffMs * 2 ** (attempts - 1));
       const text = message(error);
       // If even the failure cannot be recorded, the lease runs out and a later pass retries.
-      await journal.recordFailure(effectId, token, text, Date.now() + backoff).catch(() => {});
+      await journal.recordFailure(effectId, token, text, backoff).catch(() => {});
       failed.push({ effectId, attempts, error: text });
     }
   }

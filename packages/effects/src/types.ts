@@ -117,12 +117,12 @@ export interface EffectJournal {
   ): Promise<EffectRecord>;
   /** Leases up to `limit` non-terminal effects whose lease has expired, each with a new token. */
   claimOrphans(request: ClaimRequest): Promise<EffectRecord[]>;
-  /** Records a failed attempt and keeps the effect leased (backing off) until `retryAt`. */
+  /** Records a failed attempt and holds the effect back for `retryAfterMs` (1..maxLeaseMs). */
   recordFailure(
     effectId: string,
     fencingToken: number,
     error: string,
-    retryAt: number,
+    retryAfterMs: number,
   ): Promise<EffectRecord>;
   get(effectId: string): Promise<EffectRecord | undefined>;
   /** Every effect, for audits and tests; fails with result_limit_exceeded past `maxScan`. */

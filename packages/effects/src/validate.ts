@@ -154,8 +154,9 @@ export function validateOutcome(value: unknown): TerminalPhase {
   return value;
 }
 
-export function validateRetryAt(value: unknown): number {
-  return validateTime(value, "retryAt");
+/** A backoff is a lease held by nobody: bounded like one. */
+export function validateRetryAfter(value: unknown): number {
+  return validateCount(value, "retryAfterMs", JOURNAL_LIMITS.maxLeaseMs);
 }
 
 /** Failure text is kept for operators, cut to the bound rather than refused. */

@@ -126,7 +126,7 @@ export function describeEffectJournal(
         expect(second?.lease.fencingToken).toBe(3);
         await expectCode(journal.markApplied("e1", 1, RECEIPT), "capability_denied");
         await expectCode(journal.settle("e1", 2, "not_applied"), "capability_denied");
-        await expectCode(journal.recordFailure("e1", 2, "late", START), "capability_denied");
+        await expectCode(journal.recordFailure("e1", 2, "late", 1), "capability_denied");
         expect(await peer.settle("e1", 3, "compensated", RECEIPT)).toMatchObject({
           phase: "compensated",
         });
@@ -167,14 +167,14 @@ export function describeEffectJournal(
           "e1",
           first.lease.fencingToken,
           "backend down",
-          START + 5000,
+          4000,
         );
         expect(failed).toMatchObject({ attempts: 1, lastError: "backend down", phase: "intended" });
         advance(3000);
         expect(await journal.claimOrphans(claim)).toEqual([]);
         advance(1000);
         const [second] = (await journal.claimOrphans(claim)) as [EffectRecord];
-        await journal.recordFailure("e1", second.lease.fencingToken, "still down", START);
+        await journal.recordFailure("e1", second.lease.fencingToken, "still down", 1);
         advance(10_000);
         expect(await journal.claimOrphans(claim)).toEqual([]);
         expect(await journal.get("e1")).toMatchObject({ attempts: 2, lastError: "still down" });
@@ -237,7 +237,7 @@ export function describeEffectJournal(
           "e2",
           failed.lease.fencingToken,
           "x".repeat(limits.maxErrorBytes * 2),
-          START,
+          1,
         );
         expect(new TextEncoder().encode(long.lastError).byteLength).toBeLessThanOrEqual(
           limits.maxErrorBytes,
@@ -290,6 +290,7 @@ export function describeEffectJournal(
         );
         await expectCode(journal.settle("e1", 1, "done" as "committed"), "invalid_argument");
         await expectCode(journal.prune({ olderThan: -1, limit: 1 }), "invalid_argument");
+        await expectCode(journal.recordFailure("e1", 1, "x", 0), "invalid_argument");
         expect(await journal.get("e1")).toMatchObject({
           phase: "intended",
           lease: { fencingToken: 1 },
