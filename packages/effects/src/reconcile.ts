@@ -117,6 +117,9 @@ export async function reconcile(
     throw invalidArgument("handler", "must have a reconcile(effect) method");
   }
   const passEnds = Date.now() + timeBudgetMs;
+  // Measured here, on this process's clock, from before the claim: never past the lease the
+  // journal granted on its own clock, which may differ from ours.
+  const leaseEnds = Date.now() + leaseMs;
   const claimed = await journal.claimOrphans({
     owner,
     leaseMs,
@@ -134,7 +137,7 @@ export async function reconcile(
       continue;
     }
     try {
-      const deadline = Math.min(passEnds, effect.lease.expiresAt);
+      const deadline = Math.min(passEnds, leaseEnds);
       const { outcome, receipt } = await judge(handler, effect, deadline);
       await journal.settle(effectId, token, outcome, receipt);
       settled.push({ effectId, outcome });
