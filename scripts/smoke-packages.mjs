@@ -44,6 +44,15 @@ const VARIANTS = {
       oldestTypeScript: OLDEST_TYPESCRIPT,
     },
   ],
+  // The journal's README and smoke program write through the memory adapter.
+  effects: [
+    {
+      label: "with memory",
+      peers: { "@artifact-kit/memory": "workspace" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
+    },
+  ],
   adk: [
     {
       label: "@google/adk 2 and the memory adapter",

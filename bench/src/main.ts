@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { positiveInteger } from "./args.js";
+import { effectsSuite } from "./effects/suite.js";
 import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { gcsSuite } from "./gcs/suite.js";
 import { describeMachine } from "./machine.js";
@@ -31,6 +32,7 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
     "memory-scale": memoryScaleSuite,
     fs: fsSuite,
     "fs-scopes": fsScopesSuite,
+    effects: effectsSuite,
     "run-store": runStoreSuite,
     sharded: shardedSuite,
     otel: otelSuite,

@@ -1,0 +1,218 @@
+import {
+  closedError,
+  invalidArgument,
+  notFound,
+  overloaded,
+  resultLimitExceeded,
+} from "@artifact-kit/core";
+import { JOURNAL_LIMITS } from "./limits.js";
+import {
+  applyClaim,
+  applyFailure,
+  applyMarkApplied,
+  applySettle,
+  isClaimable,
+  isPrunable,
+  newRecord,
+} from "./transitions.js";
+import type {
+  EffectJournal,
+  EffectReceipt,
+  EffectRecord,
+  JournalCapabilities,
+  TerminalPhase,
+} from "./types.js";
+import {
+  boundedError,
+  validateClaim,
+  validateEffectId,
+  validateFencingToken,
+  validateIntent,
+  validateLease,
+  validateOutcome,
+  validatePrune,
+  validateReceipt,
+  validateRetryAfter,
+} from "./validate.js";
+
+/** A stored record and the revision it was read at, for compare-and-swap. */
+export interface Stored {
+  readonly record: EffectRecord;
+  readonly revision: number;
+}
+
+/** How many times a change is retried when other writers keep replacing the record first. */
+const MAX_SWAP_RETRIES = 64;
+
+/**
+ * Everything a journal does, over a backend's four storage primitives. Inputs are validated
+ * here once; the transition rules live in transitions.ts; a backend only stores records with
+ * an atomic create and an atomic compare-and-swap.
+ */
+export abstract class JournalBase implements EffectJournal {
+  #closed = false;
+  protected abstract readonly durability: JournalCapabilities["durability"];
+  protected readonly clock: () => number;
+
+  constructor(clock: () => number = Date.now) {
+    this.clock = clock;
+  }
+
+  /** Creates the record; false when the effect id is already taken. */
+  protected abstract create(record: EffectRecord): Promise<boolean>;
+  protected abstract read(effectId: string): Promise<Stored | undefined>;
+  /**
+   * Publishes `next` only if the record is still at `revision`; false when it is not.
+   * `mustSurvivePowerLoss` false (only intended -> applied) lets a durable backend skip the
+   * directory sync: losing that step falls back to `intended`, which the reconciler settles
+   * the same way by observing the service.
+   */
+  protected abstract swap(
+    effectId: string,
+    revision: number,
+    next: EffectRecord,
+    mustSurvivePowerLoss: boolean,
+  ): Promise<boolean>;
+  /** Every effect id, in no particular order. */
+  protected abstract ids(): AsyncIterable<string>;
+  protected abstract remove(effectId: string): Promise<void>;
+  /**
+   * Removes up to `limit` leftovers of writes that died midway (staged files, half-pruned
+   * effects) last touched before `olderThan`; nothing any record refers to.
+   */
+  protected abstract sweep(olderThan: number, limit: number): Promise<void>;
+  protected abstract release(): Promise<void>;
+
+  capabilities(): JournalCapabilities {
+    return Object.freeze({ durability: this.durability, limits: JOURNAL_LIMITS });
+  }
+
+  #live(): void {
+    if (this.#closed) throw closedError();
+  }
+
+  async intend(intent: unknown, lease: unknown): Promise<EffectRecord> {
+    this.#live();
+    const record = newRecord(validateIntent(intent), validateLease(lease), this.clock());
+    if (!(await this.create(record))) {
+      throw invalidArgument("effectId", `effect ${record.effectId} is already recorded`);
+    }
+    return record;
+  }
+
+  async markApplied(
+    effectId: unknown,
+    fencingToken: unknown,
+    receipt: unknown,
+  ): Promise<EffectRecord> {
+    const token = validateFencingToken(fencingToken);
+    const checked = validateReceipt(receipt);
+    return this.#change(effectId, (record, now) => applyMarkApplied(record, token, checked, now));
+  }
+
+  async settle(
+    effectId: unknown,
+    fencingToken: unknown,
+    outcome: unknown,
+    receipt?: unknown,
+  ): Promise<EffectRecord> {
+    const token = validateFencingToken(fencingToken);
+    const phase: TerminalPhase = validateOutcome(outcome);
+    const checked: EffectReceipt | undefined =
+      receipt === undefined ? undefined : validateReceipt(receipt);
+    return this.#change(effectId, (record, now) => applySettle(record, token, phase, checked, now));
+  }
+
+  async recordFailure(
+    effectId: unknown,
+    fencingToken: unknown,
+    error: unknown,
+    retryAfterMs: unknown,
+  ): Promise<EffectRecord> {
+    const token = validateFencingToken(fencingToken);
+    const backoff = validateRetryAfter(retryAfterMs);
+    const message = boundedError(error);
+    // The journal's own clock fixes the retry time, as it fixes every lease's expiry.
+    return this.#change(effectId, (record, now) =>
+      applyFailure(record, token, message, now + backoff, now),
+    );
+  }
+
+  async claimOrphans(request: unknown): Promise<EffectRecord[]> {
+    this.#live();
+    const claim = validateClaim(request);
+    const claimed: EffectRecord[] = [];
+    let scanned = 0;
+    for await (const effectId of this.ids()) {
+      if (claimed.length >= claim.limit || ++scanned > JOURNAL_LIMITS.maxScan) break;
+      const stored = await this.read(effectId);
+      const now = this.clock();
+      if (stored === undefined || !isClaimable(stored.record, claim, now)) continue;
+      const next = applyClaim(stored.record, claim, now);
+      // Losing the swap means another reconciler claimed it (or its owner moved it) first.
+      if (await this.swap(effectId, stored.revision, next, true)) claimed.push(next);
+    }
+    return claimed;
+  }
+
+  async get(effectId: unknown): Promise<EffectRecord | undefined> {
+    this.#live();
+    return (await this.read(validateEffectId(effectId)))?.record;
+  }
+
+  async list(): Promise<EffectRecord[]> {
+    this.#live();
+    const records: EffectRecord[] = [];
+    for await (const effectId of this.ids()) {
+      if (records.length >= JOURNAL_LIMITS.maxScan) {
+        throw resultLimitExceeded("maxScan", JOURNAL_LIMITS.maxScan);
+      }
+      const stored = await this.read(effectId);
+      if (stored !== undefined) records.push(stored.record);
+    }
+    return records;
+  }
+
+  async prune(request: unknown): Promise<{ pruned: number }> {
+    this.#live();
+    const { olderThan, limit } = validatePrune(request);
+    let pruned = 0;
+    let scanned = 0;
+    for await (const effectId of this.ids()) {
+      if (pruned >= limit || ++scanned > JOURNAL_LIMITS.maxScan) break;
+      const stored = await this.read(effectId);
+      if (stored === undefined || !isPrunable(stored.record, olderThan)) continue;
+      await this.remove(effectId);
+      pruned++;
+    }
+    await this.sweep(olderThan, limit);
+    return { pruned };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.release();
+  }
+
+  async #change(
+    effectId: unknown,
+    next: (record: EffectRecord, now: number) => EffectRecord,
+  ): Promise<EffectRecord> {
+    this.#live();
+    const id = validateEffectId(effectId);
+    for (let attempt = 0; attempt < MAX_SWAP_RETRIES; attempt++) {
+      const stored = await this.read(id);
+      if (stored === undefined) throw notFound(`effect ${id}`, { effectId: id });
+      const changed = next(stored.record, this.clock());
+      if (changed === stored.record) return changed;
+      const mustSurvive = !(stored.record.phase === "intended" && changed.phase === "applied");
+      if (await this.swap(id, stored.revision, changed, mustSurvive)) return changed;
+    }
+    throw overloaded(
+      `effect ${id} kept changing under this write`,
+      "maxSwapRetries",
+      MAX_SWAP_RETRIES,
+    );
+  }
+}

@@ -1,0 +1,9 @@
+import { MemoryEffectJournal } from "@artifact-kit/effects";
+import { describeEffectJournal } from "@artifact-kit/effects/conformance";
+
+describeEffectJournal("memory", {
+  async open(clock) {
+    const journal = new MemoryEffectJournal({ clock });
+    return { journal, peer: journal, cleanup: () => journal.close() };
+  },
+});
