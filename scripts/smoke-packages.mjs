@@ -19,7 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { importedPackages, readmeSnippets } from "./readme-snippets.mjs";
+import { proveReadmeSnippets } from "./readme-snippets.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const OLDEST_TYPESCRIPT = "5.4.5";
@@ -27,6 +27,8 @@ const OLDEST_TYPESCRIPT = "5.4.5";
 const OLDEST_TYPESCRIPT_FOR_GCS = "5.7.3";
 const ALL_NODES = ["20", "22", "24", "26"];
 const REPOSITORY = "https://github.com/artifact-kit/artifact-kit";
+/** pg's protocol declarations use the generic Buffer of @types/node, which needs TypeScript 5.7. */
+const OLDEST_TYPESCRIPT_FOR_PG = "5.7.3";
 /**
  * Peers a user installs beside a package, and the Node versions each set is proven on:
  * @google-cloud/storage 8 needs Node 22, so 7.22 is the one proven on Node 20. A peer named
@@ -53,6 +55,14 @@ const VARIANTS = {
       skipLibCheck: true,
     },
   ],
+  postgres: [
+    {
+      label: "pg 8",
+      peers: { pg: "^8.0.0", "@types/pg": "^8.0.0" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT_FOR_PG,
+    },
+  ],
   gcs: [
     {
       label: "storage 7.22",
@@ -65,6 +75,14 @@ const VARIANTS = {
       peers: { "@google-cloud/storage": "^8.0.0" },
       nodes: ["22", "24", "26"],
       oldestTypeScript: OLDEST_TYPESCRIPT_FOR_GCS,
+    },
+  ],
+  s3: [
+    {
+      label: "@aws-sdk/client-s3 3",
+      peers: { "@aws-sdk/client-s3": "^3.700.0" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
     },
   ],
 };
@@ -121,8 +139,10 @@ const publishable = readdirSync(join(root, "packages"))
   }))
   .filter(({ manifest }) => !manifest.private);
 
-// `node scripts/smoke-packages.mjs fs cli` proves those packages only (all are packed).
-const only = process.argv.slice(2);
+// `node scripts/smoke-packages.mjs fs cli` proves those packages only (all are packed);
+// `--readmes-only` skips the smoke programs and proves the README snippets alone.
+const readmesOnly = process.argv.includes("--readmes-only");
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 const selected = publishable.filter(({ dir }) => only.length === 0 || only.includes(dir));
 
 console.log(`Packing ${publishable.length} packages into ${work}`);
@@ -254,7 +274,7 @@ function prepareProject(project, dir, manifest, { peers, oldestTypeScript, skipL
   );
 }
 
-for (const { dir, manifest } of selected) {
+for (const { dir, manifest } of readmesOnly ? [] : selected) {
   for (const variant of VARIANTS[dir] ?? DEFAULT_VARIANTS) {
     console.log(`${manifest.name}${variant.label ? ` with ${variant.label}` : ""}`);
     const project = join(work, `project-${dir}-${variant.nodes.join("-")}`);
@@ -280,82 +300,34 @@ function installLineDependencies(manifest, install) {
   );
 }
 
-/**
- * Every ```ts snippet of each README, grouped by the install line in force: one fresh
- * project per group, installing exactly that line, type-checked, and each runnable snippet
- * run on this machine's Node.
- */
-function checkReadmeSnippets({ dir, manifest }) {
-  const readme = readFileSync(join(root, "packages", dir, "README.md"), "utf8");
-  const groups = new Map();
-  for (const snippet of readmeSnippets(readme)) {
-    const key = JSON.stringify(snippet.install ?? null);
-    groups.set(key, [...(groups.get(key) ?? []), snippet]);
+console.log("README snippets, each from exactly its install line");
+const readmes = selected.flatMap(({ dir, manifest }) => {
+  const path = join(root, "packages", dir, "README.md");
+  if (step(`${manifest.name} has a README`, () => existsSync(path) || fail("no README.md"))) {
+    return [{ dir, name: manifest.name, markdown: readFileSync(path, "utf8") }];
   }
-  for (const [key, snippets] of groups) {
-    const install = JSON.parse(key);
-    const numbers = snippets.map((snippet) => snippet.index).join(", ");
-    console.log(`${manifest.name} README snippets ${numbers}`);
-    if (install === null) {
-      step("an npm install line precedes them", () => {
-        throw new Error("no ```sh block with `npm install` before these snippets");
-      });
-      continue;
-    }
-    const project = join(work, `readme-${dir}-${snippets[0].index}`);
-    mkdirSync(join(project, "src"), { recursive: true });
-    const dependencies = installLineDependencies(manifest, install);
-    writeFileSync(
-      join(project, "package.json"),
-      JSON.stringify({
-        name: `readme-${dir}`,
-        private: true,
-        type: "module",
-        dependencies,
-        devDependencies: { "@types/node": "20.19.43", typescript: "7.0.2" },
-        overrides: Object.fromEntries(
-          Object.entries(artifactKitOverrides()).filter(([name]) => !(name in dependencies)),
-        ),
-      }),
-    );
-    // The snippets are checked, not the libraries' own declarations (see adk above).
-    const tsconfig = {
-      ...TSCONFIG,
-      compilerOptions: { ...TSCONFIG.compilerOptions, skipLibCheck: true },
-    };
-    writeFileSync(join(project, "tsconfig.json"), JSON.stringify(tsconfig));
-    for (const snippet of snippets) {
-      writeFileSync(join(project, "src", `readme-${snippet.index}.ts`), snippet.code);
-    }
-    const ready =
-      step("they import only what the install line installs", () => {
-        // npm hoists dependencies' dependencies, so the compiler alone would not catch this.
-        const omitted = snippets.flatMap(({ index, code }) =>
-          importedPackages(code)
-            .filter((name) => !install.includes(name))
-            .map((name) => `snippet ${index} imports ${name}`),
-        );
-        if (omitted.length > 0) throw new Error(omitted.join("\n"));
-      }) &&
-      // Everything was fetched by the installs above: the cache answers without asking.
-      step(`npm install ${install.join(" ")}`, () =>
-        run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], project),
-      ) &&
-      step("type-check and emit with TypeScript 7", () =>
-        run("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),
-      );
-    if (!ready) continue;
-    for (const snippet of snippets.filter((candidate) => candidate.run)) {
-      step(`run snippet ${snippet.index}`, () =>
-        run("node", [`dist/readme-${snippet.index}.js`], project),
-      );
-    }
-  }
+  return [];
+});
+const manifests = Object.fromEntries(selected.map(({ dir, manifest }) => [dir, manifest]));
+failures += await proveReadmeSnippets({
+  work,
+  readmes,
+  dependencies: (dir, install) => installLineDependencies(manifests[dir], install),
+  overrides: (dependencies) =>
+    Object.fromEntries(
+      Object.entries(artifactKitOverrides()).filter(([name]) => !(name in dependencies)),
+    ),
+  // The snippets are checked, not the libraries' own declarations (see adk above).
+  tsconfig: { ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, skipLibCheck: true } },
+  env: programEnvironment(),
+  concurrency: 3,
+});
+
+function fail(message) {
+  throw new Error(message);
 }
 
-for (const entry of selected) checkReadmeSnippets(entry);
-
-if (selected.some(({ dir }) => dir === "core")) proveThirdPartyExample();
+if (!readmesOnly && selected.some(({ dir }) => dir === "core")) proveThirdPartyExample();
 
 /** The example adapter of conformance/, against the packed core. */
 function proveThirdPartyExample() {

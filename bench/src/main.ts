@@ -5,20 +5,30 @@ import { gcsSuite } from "./gcs/suite.js";
 import { describeMachine } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
 import { otelSuite } from "./otel/suite.js";
+import { postgresSuite } from "./postgres/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
 import { type RunOptions, runSuite } from "./run-suite.js";
+import { s3Suite } from "./s3/suite.js";
+import { gcsScaleSuite } from "./scale/gcs.js";
+import { memoryScaleSuite } from "./scale/memory.js";
+import { s3ScaleSuite } from "./scale/s3.js";
 import { shardedSuite } from "./sharded/suite.js";
 import type { Suite } from "./suite.js";
 
 interface SuiteContext {
   /** fake-gcs-server's endpoint, from --gcs; the gcs suite is skipped without it. */
   readonly gcsEndpoint: string | undefined;
+  /** A PostgreSQL URL, from --postgres or DATABASE_URL; the postgres suite is skipped without it. */
+  readonly databaseUrl: string | undefined;
+  /** An S3-compatible server's endpoint (moto), from --s3; the s3 suite is skipped without it. */
+  readonly s3Endpoint: string | undefined;
 }
 
 /** Each suite, or the reason it cannot run here. */
 const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise<Suite> | string>> =
   {
     memory: memorySuite,
+    "memory-scale": memoryScaleSuite,
     fs: fsSuite,
     "fs-scopes": fsScopesSuite,
     "run-store": runStoreSuite,
@@ -28,6 +38,18 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"
         : gcsSuite(gcsEndpoint),
+    "gcs-scale": ({ gcsEndpoint }) =>
+      gcsEndpoint === undefined
+        ? "skipped (pass --gcs <emulator endpoint>)"
+        : gcsScaleSuite(gcsEndpoint),
+    postgres: ({ databaseUrl }) =>
+      databaseUrl === undefined
+        ? "skipped (pass --postgres <url> or set DATABASE_URL)"
+        : postgresSuite(databaseUrl),
+    "s3-scale": ({ s3Endpoint }) =>
+      s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3ScaleSuite(s3Endpoint),
+    s3: ({ s3Endpoint }) =>
+      s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3Suite(s3Endpoint),
   };
 
 const { values, positionals } = parseArgs({
@@ -37,6 +59,8 @@ const { values, positionals } = parseArgs({
     "warmup-ms": { type: "string", default: "100" },
     rounds: { type: "string", default: "3" },
     gcs: { type: "string" },
+    postgres: { type: "string" },
+    s3: { type: "string" },
   },
 });
 const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
@@ -51,7 +75,11 @@ console.log(describeMachine());
 for (const name of names) {
   const suite = SUITES[name];
   if (!suite) throw new Error(`unknown suite "${name}"; known: ${Object.keys(SUITES).join(", ")}`);
-  const opened = await suite({ gcsEndpoint: values.gcs });
+  const opened = await suite({
+    gcsEndpoint: values.gcs,
+    databaseUrl: values.postgres ?? process.env.DATABASE_URL,
+    s3Endpoint: values.s3,
+  });
   if (typeof opened === "string") {
     console.log(`\n## ${name}: ${opened}`);
     continue;

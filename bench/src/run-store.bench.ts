@@ -44,6 +44,9 @@ const PATHS = Array.from({ length: 512 }, (_, i) => `src/module-${i}/index.ts`);
  */
 const TEXT = new TextDecoder().decode(new Uint8Array(KiB).fill(0x78));
 const ROPE_TEXT = "x".repeat(KiB);
+/** 1 KiB of UTF-8 in two-byte characters (512 of "é"), and in astral ones (256 of "😀"). */
+const TWO_BYTE_TEXT = new TextDecoder().decode(Buffer.from("é".repeat(KiB / 2)));
+const ASTRAL_TEXT = new TextDecoder().decode(Buffer.from("😀".repeat(KiB / 4)));
 
 /** Registers new paths one after another; the run is cleared (untimed) once every path is used. */
 function registerNewWorkload(files: RunFiles, text = TEXT): Workload {
@@ -118,6 +121,12 @@ export function runStoreSuite(): Suite {
       row("find 1 KiB text", findWorkload),
       row("register 1 KiB text built by repeat (a rope), new path", (files) =>
         registerNewWorkload(files, ROPE_TEXT),
+      ),
+      row("register 1 KiB of two-byte text, new path", (files) =>
+        registerNewWorkload(files, TWO_BYTE_TEXT),
+      ),
+      row("register 1 KiB of astral text, new path", (files) =>
+        registerNewWorkload(files, ASTRAL_TEXT),
       ),
     ],
     close: async () => {},

@@ -7,6 +7,7 @@ import type { Bucket } from "@google-cloud/storage";
 import { beforeAll } from "vitest";
 import { MATRIX_RUNS } from "./adapters.js";
 import { matrixBucket, storageClient } from "./durable.js";
+import { postgresMatrixSubjects } from "./postgres.js";
 
 // Every adapter in the workspace, through the same kit, with the subjects each adapter
 // package exports from its ./testing subpath. Durable adapters add reopen and corrupt.
@@ -37,3 +38,4 @@ describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
   ...gcsSubjects(() => openBucket()),
   numRuns: 20,
 });
+describeArtifactService("postgres", { ...postgresMatrixSubjects(), numRuns: 20 });

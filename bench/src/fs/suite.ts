@@ -6,6 +6,7 @@ import { ScratchSpace } from "../scratch.js";
 import type { StoreUnderTest } from "../store.js";
 import type { Row, Suite } from "../suite.js";
 import { getLatestWorkload, KiB, MiB, type PutBounds, payload, putWorkload } from "../workloads.js";
+import { CacacheStore } from "./cacache-store.js";
 import { fanOutWorkload } from "./fan-out.js";
 import { DurableFileFloor } from "./floor.js";
 
@@ -29,6 +30,7 @@ export function fsSuite(): Suite {
       bytesInOut: false,
     }),
     floor: new DurableFileFloor(scratch),
+    cacache: new CacacheStore(scratch),
   };
   const perStore = (build: (store: StoreUnderTest) => Row["workloads"][string]) =>
     Object.fromEntries(Object.entries(stores).map(([id, store]) => [id, build(store)]));
@@ -51,6 +53,7 @@ export function fsSuite(): Suite {
       { id: "ours", label: "ours (@artifact-kit/fs)" },
       { id: "peer", label: "peer (adk FileArtifactService, no fsync)" },
       { id: "floor", label: "floor (fsync'd write + rename / read + SHA-256)" },
+      { id: "cacache", label: "cacache (npm's cache, no fsync; reads verified)" },
     ],
     comparisons: [
       {
@@ -65,6 +68,13 @@ export function fsSuite(): Suite {
         label: "ours/floor ops/s",
         subject: "ours",
         baseline: "floor",
+        metric: "throughput",
+      },
+      {
+        id: "vsCacache",
+        label: "ours/cacache ops/s",
+        subject: "ours",
+        baseline: "cacache",
         metric: "throughput",
       },
       {

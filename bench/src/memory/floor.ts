@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "@artifact-kit/core";
 import { VERSION_PAGE } from "../kit-store.js";
 import type { StoreUnderTest } from "../store.js";
 
@@ -8,7 +8,8 @@ interface FloorVersion {
 }
 
 /**
- * The least an in-memory store with our guarantees can do: a raw Map, the SHA-256 of the bytes,
+ * The least an in-memory store with our guarantees can do: a raw Map, the one-shot SHA-256 of
+ * the bytes,
  * and a copy in and out (a store whose bytes the caller can mutate is not isolated). No
  * validation, quotas, records or deadlines: what our adapter adds is measured against this.
  */
@@ -17,7 +18,8 @@ export class MemoryFloor implements StoreUnderTest {
 
   async put(name: string, bytes: Uint8Array) {
     const data = new Uint8Array(bytes);
-    const sha256 = createHash("sha256").update(data).digest("hex");
+    // One-shot hashing, as the adapter does: no Hash object to build.
+    const sha256 = sha256Hex(data);
     let versions = this.#versions.get(name);
     if (!versions) {
       versions = [];

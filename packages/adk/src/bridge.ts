@@ -1,10 +1,11 @@
 import {
   type ArtifactMeta,
   type ArtifactService,
-  allNames,
-  allVersions,
+  bindArtifacts,
   compareUtf8,
+  invalidArgument,
   isArtifactError,
+  validateOptionKeys,
 } from "@artifact-kit/core";
 import type {
   BaseArtifactService,
@@ -14,6 +15,8 @@ import type {
   LoadArtifactRequest,
   SaveArtifactRequest,
 } from "@google/adk";
+import { currentBinding, requireBoundKey } from "./binding.js";
+import { getChecked, headChecked, namesChecked, versionsChecked } from "./checked.js";
 import { locate, sessionScope, USER_NAMESPACE_PREFIX, userScope } from "./location.js";
 import { readCustomMetadata, readPartRecord, storedMetadata } from "./metadata.js";
 import { optional } from "./optional.js";
@@ -21,89 +24,130 @@ import { decodePart, encodePart, type Part } from "./part.js";
 import { fromAdkVersion, toAdkVersion } from "./version.js";
 
 /** ADK's description of one version (its `ArtifactVersion`, named through its own method). */
-type AdkArtifactVersion = NonNullable<
+export type AdkArtifactVersion = NonNullable<
   Awaited<ReturnType<BaseArtifactService["getArtifactVersion"]>>
 >;
 
+export interface AdkBridgeOptions {
+  /**
+   * A URI a reader can fetch exactly this version's bytes from (`gs://`, `https://`), or
+   * undefined when there is none. Reported as `canonicalUri`; ADK's
+   * `saveInputBlobsAsArtifacts` then refers the model to it, as with ADK's GCS service.
+   */
+  readonly canonicalUri?: (meta: ArtifactMeta) => string | undefined;
+}
+
 /**
  * Presents any artifact-kit `ArtifactService` as `@google/adk`'s `BaseArtifactService`.
- * The bridge holds no state of its own; the service stays the caller's to close.
+ * The bridge holds no state of its own; the service stays the caller's to close. Every
+ * adapter reply is checked before it reaches ADK, and under `ArtifactScopePlugin` a request
+ * for another app, user or session than the running invocation's is `capability_denied`.
  */
-export function toAdkArtifactService(service: ArtifactService): BaseArtifactService {
-  return new AdkArtifactBridge(service);
+export function toAdkArtifactService(
+  service: ArtifactService,
+  options: AdkBridgeOptions = {},
+): BaseArtifactService {
+  return new AdkArtifactBridge(service, options);
 }
 
 class AdkArtifactBridge implements BaseArtifactService {
   readonly #service: ArtifactService;
+  readonly #canonicalUri: AdkBridgeOptions["canonicalUri"];
 
-  constructor(service: ArtifactService) {
+  constructor(service: ArtifactService, options: AdkBridgeOptions) {
+    const { canonicalUri } = validateOptionKeys(options, ["canonicalUri"], "options");
+    if (canonicalUri !== undefined && typeof canonicalUri !== "function") {
+      throw invalidArgument("options.canonicalUri", "must be a function of the version's record");
+    }
     this.#service = service;
+    this.#canonicalUri = options.canonicalUri;
   }
 
   async saveArtifact(request: SaveArtifactRequest): Promise<number> {
+    requireBoundKey(request);
     const { scope, name } = locate(request, request.filename);
     const { data, mimeType, record } = encodePart(request.artifact);
-    const meta = await this.#service.put(scope, name, data, {
+    const recordEffect = currentBinding()?.recordEffect;
+    // Core's capability checks the reply (scope, name, size) and reports the effect.
+    const onePut = bindArtifacts(this.#service, scope, {
+      allow: ["put"],
+      ...optional("onEffect", recordEffect && ((effect) => recordEffect(request.filename, effect))),
+    });
+    const effect = await onePut.put(name, data, {
       ...optional("mimeType", mimeType),
       metadata: storedMetadata(record, request.customMetadata),
     });
-    return toAdkVersion(meta.version);
+    return toAdkVersion(effect.version);
   }
 
   async loadArtifact(request: LoadArtifactRequest): Promise<Part | undefined> {
+    requireBoundKey(request);
     const { scope, name } = locate(request, request.filename);
-    const artifact = await undefinedIfNotFound(
-      this.#service.get(scope, name, { version: selectVersion(request.version) }),
-    );
+    const version = selectVersion(request.version);
+    const artifact = await undefinedIfNotFound(getChecked(this.#service, scope, name, version));
     return artifact && decodePart(artifact, readPartRecord(artifact.metadata));
   }
 
   async listArtifactKeys(request: ListArtifactKeysRequest): Promise<string[]> {
+    requireBoundKey(request);
     const [sessionNames, userNames] = await Promise.all([
-      allNames(this.#service, sessionScope(request)),
-      allNames(this.#service, userScope(request)),
+      namesChecked(this.#service, sessionScope(request)),
+      namesChecked(this.#service, userScope(request)),
     ]);
     const userKeys = userNames.map((name) => `${USER_NAMESPACE_PREFIX}${name}`);
     return [...sessionNames, ...userKeys].sort(compareUtf8);
   }
 
   async deleteArtifact(request: DeleteArtifactRequest): Promise<void> {
+    requireBoundKey(request);
     const { scope, name } = locate(request, request.filename);
+    const record = currentBinding()?.recordEffect;
+    // A tool's delete is recorded version by version, so core's capability deletes exactly
+    // the versions it lists (and checks each record); elsewhere one delete of "all" does.
+    const deleted: Promise<unknown> = record
+      ? bindArtifacts(this.#service, scope, {
+          allow: ["delete"],
+          onEffect: (effect) => record(request.filename, effect),
+        }).delete(name, "all")
+      : this.#service.delete(scope, name, "all");
     // ADK's services treat deleting a missing artifact as done.
-    await undefinedIfNotFound(this.#service.delete(scope, name, "all"));
+    await undefinedIfNotFound(deleted);
   }
 
   async listVersions(request: ListVersionsRequest): Promise<number[]> {
+    requireBoundKey(request);
     const { scope, name } = locate(request, request.filename);
-    const versions = await allVersions(this.#service, scope, name);
+    const versions = await versionsChecked(this.#service, scope, name);
     return versions.map((meta) => toAdkVersion(meta.version));
   }
 
   async listArtifactVersions(request: ListVersionsRequest): Promise<AdkArtifactVersion[]> {
+    requireBoundKey(request);
     const { scope, name } = locate(request, request.filename);
-    const versions = await allVersions(this.#service, scope, name);
-    return versions.map(describeVersion);
+    const versions = await versionsChecked(this.#service, scope, name);
+    return versions.map((meta) => this.#describe(meta));
   }
 
   async getArtifactVersion(request: LoadArtifactRequest): Promise<AdkArtifactVersion | undefined> {
+    requireBoundKey(request);
     const { scope, name } = locate(request, request.filename);
-    const meta = await undefinedIfNotFound(
-      this.#service.head(scope, name, { version: selectVersion(request.version) }),
-    );
-    return meta && describeVersion(meta);
+    const version = selectVersion(request.version);
+    const meta = await undefinedIfNotFound(headChecked(this.#service, scope, name, version));
+    return meta && this.#describe(meta);
+  }
+
+  #describe(meta: ArtifactMeta): AdkArtifactVersion {
+    return {
+      version: toAdkVersion(meta.version),
+      mimeType: meta.mimeType,
+      ...optional("canonicalUri", this.#canonicalUri?.(meta)),
+      ...optional("customMetadata", readCustomMetadata(meta.metadata)),
+    };
   }
 }
 
 function selectVersion(adkVersion: number | undefined): number | "latest" {
   return adkVersion === undefined ? "latest" : fromAdkVersion(adkVersion);
-}
-
-function describeVersion(meta: ArtifactMeta): AdkArtifactVersion {
-  return {
-    version: toAdkVersion(meta.version),
-    mimeType: meta.mimeType,
-    ...optional("customMetadata", readCustomMetadata(meta.metadata)),
-  };
 }
 
 /** ADK's contract answers a missing artifact with `undefined`; every other failure stays an ArtifactError. */

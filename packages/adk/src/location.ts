@@ -1,11 +1,17 @@
 import type { Scope } from "@artifact-kit/core";
-import type { ListArtifactKeysRequest } from "@google/adk";
+import type { InvocationContext, ListArtifactKeysRequest } from "@google/adk";
 
 /** ADK's namespace marker: a filename that starts with it belongs to the user, across sessions. */
 export const USER_NAMESPACE_PREFIX = "user:";
 
 /** The app, user and session an ADK request names. */
 export type AdkSessionKey = ListArtifactKeysRequest;
+
+/** The app, user and session an invocation runs for. */
+export function invocationKey(invocationContext: InvocationContext): AdkSessionKey {
+  const { appName, userId, session } = invocationContext;
+  return { appName, userId, sessionId: session.id };
+}
 
 export interface ArtifactLocation {
   readonly scope: Scope;

@@ -51,7 +51,11 @@ export function encodePart(part: Part): EncodedPart {
       },
     };
   }
-  throw invalidArgument("artifact", "must carry inlineData, text or fileData");
+  // ADK's own wording, so code and tests written against ADK's services match it.
+  throw invalidArgument(
+    "artifact",
+    "Artifact must have either inlineData or text content. A fileData reference is accepted too.",
+  );
 }
 
 /** Rebuilds the Part a stored artifact was saved from. */

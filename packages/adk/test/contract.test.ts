@@ -98,7 +98,9 @@ describe.each(SUBJECTS)("ADK's artifact contract on %s", (_label, create) => {
   });
 
   it("rejects a Part with no content", async () => {
-    await expect(adk.saveArtifact({ ...KEY, filename: "a", artifact: {} })).rejects.toThrow();
+    await expect(adk.saveArtifact({ ...KEY, filename: "a", artifact: {} })).rejects.toThrow(
+      "Artifact must have either inlineData or text content.",
+    );
     expect(await adk.listArtifactKeys(KEY)).toEqual([]);
   });
 });

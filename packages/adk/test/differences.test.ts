@@ -221,13 +221,15 @@ describe("validation", () => {
     });
   });
 
-  it("bridge: a Part with no content is an ArtifactError; ADK InMemoryArtifactService: a bare Error", async () => {
+  it("bridge: a Part with no content is an ArtifactError with ADK's wording; ADK InMemoryArtifactService: a bare Error", async () => {
     const empty = { ...KEY, filename: "a", artifact: {} };
     const error = await new InMemoryArtifactService().saveArtifact(empty).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(isArtifactError(error)).toBe(false);
     await withBridge(async ({ adk }) => {
-      expect(await codeOf(adk.saveArtifact(empty))).toBe("invalid_argument");
+      const ours = await adk.saveArtifact(empty).catch((e: unknown) => e);
+      expect(isArtifactError(ours, "invalid_argument")).toBe(true);
+      expect((ours as Error).message).toContain((error as Error).message);
     });
   });
 });

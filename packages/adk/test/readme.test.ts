@@ -1,87 +1,54 @@
 import { readFile } from "node:fs/promises";
-import * as fsAdapter from "@artifact-kit/fs";
-import { InMemorySessionService, LlmAgent, Runner } from "@google/adk";
 import { expect, it } from "vitest";
-import * as bridge from "../src/index.js";
-import { SaveArtifactTool } from "./support/artifact-tools.js";
 import { ScriptedModel } from "./support/scripted-model.js";
 import { tempRoot } from "./support/subjects.js";
+import { toolResponses } from "./support/turn.js";
 
 const HEADING = "## Use artifact-kit in your ADK agent";
-/** What the example's imports may name: this package (from source) and the fs adapter. */
-const MODULES: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
-  "@artifact-kit/adk": bridge,
-  "@artifact-kit/fs": fsAdapter,
-};
+const EXAMPLE = new URL("../examples/notes-agent.ts", import.meta.url);
 
-async function readmeExample(): Promise<string[]> {
+async function readmeExample(): Promise<string> {
   const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
   const section = readme.slice(readme.indexOf(HEADING));
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
   if (code === undefined) throw new Error(`no ts block under "${HEADING}"`);
-  return code.trimEnd().split("\n");
+  return code;
 }
 
-/** The example's import lines as bindings, each checked to exist in the module it names. */
-function importedBindings(lines: readonly string[]): Record<string, unknown> {
-  const bindings: Record<string, unknown> = {};
-  for (const line of lines.filter((l) => l.startsWith("import "))) {
-    const [, names = "", specifier = ""] = /^import \{ (.+) \} from "(.+)";$/.exec(line) ?? [];
-    const module = MODULES[specifier];
-    if (!module) throw new Error(`the example imports an unexpected module: ${line}`);
-    for (const name of names.split(", ")) {
-      expect(module, `${specifier} exports ${name}`).toHaveProperty(name);
-      bindings[name] = module[name];
-    }
-  }
-  return bindings;
-}
-
-type ExampleRun = (
-  ...values: unknown[]
-) => Promise<{ artifacts: fsAdapter.FsArtifactService; runner: Runner }>;
-const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
-  ...parameters: string[]
-) => ExampleRun;
-
-it("is five lines", async () => {
-  expect(await readmeExample()).toHaveLength(5);
+it("is examples/notes-agent.ts, which the package's typecheck compiles", async () => {
+  expect(await readmeExample()).toBe(await readFile(EXAMPLE, "utf8"));
 });
 
-it("runs as written, and the agent's artifacts land in the fs adapter", async () => {
-  const lines = await readmeExample();
-  const appName = "readme_app";
+it("runs as written: the agent lists and reads notes from the fs adapter through a real Runner", async () => {
+  process.env.ARTIFACTS_DIR = await tempRoot();
+  const example = await import("../examples/notes-agent.js");
+  const { agent, artifacts, runner, sessionService } = example;
   const model = new ScriptedModel([
-    { call: "save_artifact", args: { filename: "notes.md", part: { text: "# kept" } } },
-    { answer: "saved" },
+    { call: "list_notes", args: {} },
+    { call: "load_artifacts", args: { artifact_names: ["draft.md"] } },
+    { answer: "your draft says hello" },
   ]);
-  const agent = new LlmAgent({ name: "readme_agent", model, tools: [new SaveArtifactTool()] });
-  const sessionService = new InMemorySessionService();
-  // What the example expects the app to have: the names it leaves free.
-  const context: Record<string, unknown> = {
-    ...importedBindings(lines),
-    Runner,
-    appName,
-    agent,
-    sessionService,
-    artifactsDir: await tempRoot(),
-  };
-  const body = `${lines.filter((l) => !l.startsWith("import ")).join("\n")}\nreturn { artifacts, runner };`;
-  const { artifacts, runner } = await new AsyncFunction(...Object.keys(context), body)(
-    ...Object.values(context),
-  );
+  agent.model = model; // the one change: a scripted model instead of a network one
   try {
-    await sessionService.createSession({ appName, userId: "ada", sessionId: "s1" });
-    for await (const _event of runner.runAsync({
+    const key = { appName: "notes_app", userId: "ada", sessionId: "s1" };
+    await sessionService.createSession(key);
+    const draft = { ...key, filename: "draft.md", artifact: { text: "# hello" } };
+    await runner.artifactService?.saveArtifact(draft);
+    const events = [];
+    for await (const event of runner.runAsync({
       userId: "ada",
       sessionId: "s1",
-      newMessage: { role: "user", parts: [{ text: "take a note" }] },
+      newMessage: { role: "user", parts: [{ text: "what does my draft say?" }] },
     })) {
-      // The run's effect is checked in the store below.
+      events.push(event);
     }
-    const scope = { kind: "session", app: appName, user: "ada", session: "s1" } as const;
-    const note = await artifacts.get(scope, "notes.md");
-    expect(new TextDecoder().decode(note.data)).toBe("# kept");
+    expect(model.requests[0]?.config?.systemInstruction).toContain("The current draft: # hello");
+    expect(toolResponses(events)[0]).toEqual({ results: ["draft.md"] });
+    expect(model.requests[2]?.contents.at(-1)).toEqual({
+      role: "user",
+      parts: [{ text: "Artifact draft.md (version 0) is:" }, { text: "# hello" }],
+    });
+    expect(events.at(-1)?.content?.parts).toEqual([{ text: "your draft says hello" }]);
   } finally {
     await artifacts.close();
   }

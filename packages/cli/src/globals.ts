@@ -1,9 +1,4 @@
-import {
-  ArtifactError,
-  type ArtifactService,
-  isArtifactError,
-  type Scope,
-} from "@artifact-kit/core";
+import { type ArtifactService, isArtifactError, notFound, type Scope } from "@artifact-kit/core";
 import type { Command } from "commander";
 import { withCheckedListings } from "./pages.js";
 import { parseCount } from "./parse-count.js";
@@ -65,11 +60,10 @@ export async function withStore<T>(
     return await body(withCheckedListings(service));
   } catch (error) {
     if (scope !== undefined && isArtifactError(error, "not_found")) {
-      throw new ArtifactError(
-        "not_found",
-        `${error.message} in ${describeScope(scope)} of the store ${describeStore(location)}`,
-        { detail: error.detail, cause: error },
-      );
+      // "artifact "x" version latest not found" becomes "... in app "a" of the store /dir not found".
+      const what = error.message.replace(/ not found$/, "");
+      const where = `in ${describeScope(scope)} of the store ${describeStore(location)}`;
+      throw Object.assign(notFound(`${what} ${where}`, error.detail), { cause: error });
     }
     throw error;
   } finally {

@@ -5,9 +5,9 @@ import { basename, dirname, join } from "node:path";
 import { PassThrough, Readable, Transform, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
-  ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
+  checkArtifactSize,
   isArtifactError,
   type JsonObject,
   type Scope,
@@ -184,11 +184,5 @@ async function regularFileSize(path: string): Promise<number> {
 /** Refuses a file over the store's maxArtifactBytes from its size alone. */
 function refuseOverBound(service: ArtifactService, size: number): void {
   const bound = service.capabilities().quotas.bounds.maxArtifactBytes;
-  if (bound !== undefined && size > bound) {
-    throw new ArtifactError(
-      "artifact_too_large",
-      `the file is ${size} bytes, over the store's maxArtifactBytes ${bound} (raise it with --max-artifact-bytes)`,
-      { detail: { limit: "max_artifact_bytes", bound, size } },
-    );
-  }
+  if (bound !== undefined) checkArtifactSize(size, bound);
 }

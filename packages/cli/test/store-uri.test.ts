@@ -72,6 +72,20 @@ describe("backends load on demand", () => {
     expect(loaded).toEqual(["@artifact-kit/fs"]);
   });
 
+  it("hands the bounds to the adapter, above its defaults too", async () => {
+    const root = await mkdtemp(join(tmpdir(), "artifact-kit-bounds-"));
+    const raised = { maxArtifactBytes: 256 * 1024 * 1024, maxPageLimit: 5 };
+    for (const uri of [`file://${root}`, "memory://"]) {
+      const query = `?maxArtifactBytes=${raised.maxArtifactBytes}&maxPageLimit=${raised.maxPageLimit}`;
+      const service = await openStore(parseStoreUri(`${uri}${query}`));
+      const { quotas, pagination } = service.capabilities();
+      expect(quotas.bounds.maxArtifactBytes, uri).toBe(raised.maxArtifactBytes);
+      expect(pagination.maxPageLimit, uri).toBe(raised.maxPageLimit);
+      await service.close();
+    }
+    await rm(root, { recursive: true, force: true });
+  });
+
   it("a gs:// store whose packages are not installed says what to install", async () => {
     const without =
       (...missing: string[]) =>

@@ -6,16 +6,34 @@ export {
   type BindOptions,
   BoundArtifacts,
   bindArtifacts,
+  type EffectListener,
+  type GrantedArtifacts,
 } from "./bind.js";
 export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline } from "./deadline.js";
 export * from "./errors.js";
+export { HighWaterCache } from "./high-water.js";
 export {
   type IdempotentPayload,
   idempotentVersionDeleted,
   replayIdempotentPut,
 } from "./idempotency.js";
 export * from "./limits.js";
+export {
+  decodeBase32Hex,
+  encodeBase32Hex,
+  FULL_KEY_MAX_NAME_BYTES,
+  groupOfKey,
+  type KeyListingPage,
+  type KeyListingRequest,
+  keyPrefixOf,
+  keyStartAfter,
+  keyStartFrom,
+  type NameKey,
+  nameKey,
+  nameOfFullKey,
+  namePageOfKeys,
+} from "./name-key.js";
 export {
   compareNumbers,
   compareUtf8,
@@ -25,6 +43,7 @@ export {
   namePageStart,
   type Page,
   pageAfter,
+  prefixUpperBound,
   resolvePageLimit,
 } from "./order.js";
 export { allNames, allVersions } from "./pages.js";
@@ -37,6 +56,13 @@ export {
 export * from "./request.js";
 export * from "./run-store.js";
 export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./scope.js";
+export {
+  type ManifestExpectation,
+  metaOfManifest,
+  parseStoredManifest,
+  type StoredManifest,
+  storedManifestJson,
+} from "./stored-manifest.js";
 export * from "./transfer.js";
 export type * from "./types.js";
 export {

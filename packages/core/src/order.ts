@@ -131,3 +131,20 @@ export function namePage(
   const last = items[items.length - 1];
   return more && last !== undefined ? { items, nextCursor: last } : { items };
 }
+
+/**
+ * The least string above every string that starts with `prefix`, in UTF-8 (code point)
+ * order: the prefix with its last code point raised by one (skipping the surrogate range),
+ * after dropping trailing U+10FFFF; undefined when nothing is above (all U+10FFFF). Lets an
+ * ordered index stop at the end of a prefix's run: `prefix <= name < upper`.
+ */
+export function prefixUpperBound(prefix: string): string | undefined {
+  const codePoints = [...prefix];
+  while (codePoints.length > 0) {
+    const last = (codePoints.pop() as string).codePointAt(0) as number;
+    if (last === 0x10ffff) continue;
+    const next = last === 0xd7ff ? 0xe000 : last + 1;
+    return codePoints.join("") + String.fromCodePoint(next);
+  }
+  return undefined;
+}

@@ -2,7 +2,7 @@ import { Deadline } from "./deadline.js";
 import { invalidArgument } from "./errors.js";
 import { DEFAULT_MIME_TYPE, MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
 import { resolvePageLimit } from "./order.js";
-import type { DeleteSelector, JsonObject, PutOptions, Scope } from "./types.js";
+import type { ArtifactMeta, DeleteSelector, JsonObject, PutOptions, Scope } from "./types.js";
 import {
   validateData,
   validateMetadata,
@@ -42,6 +42,29 @@ export function contentOptions(
     metadata: content.metadata,
     ...(content.idempotencyKey === undefined ? {} : { idempotencyKey: content.idempotencyKey }),
   };
+}
+
+/**
+ * The record of a version about to be published: what the put or upload carried, its
+ * digest's size and SHA-256, the version allocated, and the time of publication.
+ */
+export function newVersionRecord(
+  request: ParsedContent & { scope: Scope; name: string },
+  digest: { size: number; sha256: string },
+  version: number,
+  createdAt = Date.now(),
+): ArtifactMeta {
+  return Object.freeze({
+    scope: request.scope,
+    name: request.name,
+    version,
+    mimeType: request.mimeType,
+    size: digest.size,
+    sha256: digest.sha256,
+    createdAt,
+    metadata: request.metadata,
+    ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
+  });
 }
 
 export interface ParsedPut extends ParsedRequest, ParsedContent {

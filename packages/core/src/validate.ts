@@ -136,7 +136,9 @@ export function validateMetadata(value: unknown, field = "metadata"): JsonObject
     if (node === null || typeof node === "boolean") return node;
     if (typeof node === "number") {
       if (!Number.isFinite(node)) throw invalidArgument(path, "must be a finite number");
-      return node;
+      // JSON has no negative zero (JSON.stringify(-0) is "0"): stored as 0 by every adapter
+      // that keeps JSON, so every adapter keeps 0, and a record reads back as it was stored.
+      return node === 0 ? 0 : node;
     }
     if (typeof node === "string") {
       if (!node.isWellFormed()) throw invalidArgument(path, "contains a lone UTF-16 surrogate");

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type Artifact,
   type ArtifactService,
+  type BoundArtifacts,
   bindArtifacts,
   isArtifactError,
   type Scope,
@@ -52,9 +53,65 @@ async function codeOf(action: () => Promise<unknown>): Promise<string | undefine
 describe("bindArtifacts", () => {
   it("denies operations that were not granted", async () => {
     const bound = bindArtifacts(serviceReturning(honest), scope, { allow: ["get"] });
-    expect(await codeOf(() => bound.put("x", new Uint8Array(1)))).toBe("capability_denied");
-    expect(await codeOf(() => bound.delete("x", "all"))).toBe("capability_denied");
+    // The type offers only the granted methods; the casts reach the others as a caller
+    // without types would, and they are denied at run time too.
+    const untyped = bound as unknown as BoundArtifacts;
+    expect(await codeOf(() => untyped.put("x", new Uint8Array(1)))).toBe("capability_denied");
+    expect(await codeOf(() => untyped.delete("x", "all"))).toBe("capability_denied");
     expect(bound.allows("get")).toBe(true);
+  });
+
+  it("types a capability with the declared methods only (checked by typecheck)", () => {
+    const bound = bindArtifacts(serviceReturning(honest), scope, { allow: ["get"] as const });
+    const inline = bindArtifacts(serviceReturning(honest), scope, { allow: ["put", "list"] });
+    if (bound.allows("delete")) {
+      // @ts-expect-error delete was not declared, so the capability has no delete method
+      void bound.delete("x", "all");
+      // @ts-expect-error nor put
+      void bound.put("x", new Uint8Array(1));
+    }
+    if (inline.allows("get")) {
+      // @ts-expect-error an inline allow list narrows the type the same way
+      void inline.get("x");
+    }
+    expect([typeof bound.get, typeof inline.put, typeof inline.list]).toEqual([
+      "function",
+      "function",
+      "function",
+    ]);
+  });
+
+  it("denies everything once revoked, including a read already in flight", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = serviceReturning(honest);
+    const slowGet = slow.get;
+    slow.get = async (...args) => {
+      await gate;
+      return slowGet(...args);
+    };
+    const bound = bindArtifacts(slow, scope, { allow: ["get", "put"] });
+    const inFlight = codeOf(() => bound.get("x"));
+    bound.revoke();
+    release();
+    expect(await inFlight).toBe("capability_denied");
+    expect(await codeOf(() => bound.put("x", new Uint8Array(2)))).toBe("capability_denied");
+    expect(bound.allows("get")).toBe(false);
+  });
+
+  it("tells the effect listener of each mutation, metadata only", async () => {
+    const effects: unknown[] = [];
+    const bound = bindArtifacts(serviceReturning(honest), scope, {
+      allow: ["put"],
+      onEffect: (effect) => effects.push(effect),
+    });
+    const returned = await bound.put("x", new Uint8Array(2));
+    expect(effects).toEqual([returned]);
+    expect(() =>
+      bindArtifacts(serviceReturning(honest), scope, { allow: [], onEffect: 1 as never }),
+    ).toThrow(/onEffect/);
   });
 
   it("refuses a record for another scope before any data leaves", async () => {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareUtf8, namePage, pageAfter } from "../src/index.js";
+import { compareUtf8, namePage, pageAfter, prefixUpperBound } from "../src/index.js";
 
 const utf8 = (s: string) => Buffer.from(s, "utf8");
 
@@ -83,6 +83,35 @@ describe("namePage", () => {
         },
       ),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe("prefixUpperBound", () => {
+  it("bounds exactly the strings that start with the prefix, in UTF-8 order", () => {
+    const unit = fc.constantFrom(
+      "a",
+      "z",
+      "\u{D7FF}",
+      "\u{E000}",
+      "\u{FFFF}",
+      "\u{10000}",
+      "\u{10FFFF}",
+    );
+    const text = fc.string({ unit, maxLength: 4 });
+    fc.assert(
+      fc.property(
+        text.filter((p) => p.length > 0),
+        text,
+        (prefix, name) => {
+          const upper = prefixUpperBound(prefix);
+          const inRun =
+            compareUtf8(name, prefix) >= 0 && (upper === undefined || compareUtf8(name, upper) < 0);
+          expect(inRun).toBe(name.startsWith(prefix));
+          if (upper !== undefined) expect(upper.isWellFormed()).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });

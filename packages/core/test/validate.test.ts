@@ -56,6 +56,12 @@ describe("validation", () => {
     expect(Object.isFrozen(copy.list)).toBe(true);
   });
 
+  it("stores negative zero as 0, as JSON does, so every adapter reads back the same record", () => {
+    const copy = validateMetadata({ z: -0, list: [-0, 1] });
+    expect(Object.is(copy.z, 0)).toBe(true);
+    expect(Object.is((copy.list as number[])[0], 0)).toBe(true);
+  });
+
   it("keeps an own __proto__ key as data", () => {
     const given = JSON.parse('{"__proto__": {"x": 1}}');
     expect(JSON.stringify(validateMetadata(given))).toBe('{"__proto__":{"x":1}}');

@@ -80,6 +80,18 @@ export function createExclusive(path: string, mode: number): Promise<FileHandle>
   return open(path, CREATE_FLAGS, mode);
 }
 
+/**
+ * TEST ONLY, not exported by the package: `skipFsync` turns every fsync of the adapter into a
+ * no-op, so that the power-loss trials can show they catch a store that does not sync.
+ */
+export const testOnlySwitches = { skipFsync: false };
+
+/** fsync (or with `dataOnly`, fdatasync) of an open file or directory. */
+export async function syncHandle(handle: FileHandle, dataOnly = false): Promise<void> {
+  if (testOnlySwitches.skipFsync) return;
+  await (dataOnly ? handle.datasync() : handle.sync());
+}
+
 /** Creates `path` exclusively (O_EXCL), writes `data`, fsyncs it; removes it again on failure. */
 export async function createDurably(
   path: string,
@@ -89,7 +101,7 @@ export async function createDurably(
   const handle = await open(path, CREATE_FLAGS, mode);
   try {
     await handle.writeFile(data);
-    await handle.sync();
+    await syncHandle(handle);
   } catch (error) {
     await handle.close().catch(() => {});
     await removeQuietly(path);
@@ -102,7 +114,7 @@ export async function createDurably(
 export async function syncDirectory(path: string): Promise<void> {
   const handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
-    await handle.sync();
+    await syncHandle(handle);
   } finally {
     await handle.close();
   }

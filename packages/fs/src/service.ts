@@ -79,6 +79,7 @@ import {
   removeIfPresent,
   removeQuietly,
   syncDirectory,
+  syncHandle,
 } from "./io.js";
 import {
   type NamePaths,
@@ -389,7 +390,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
             // The reservation is fsynced together with the staged files, before anything
             // is renamed into place: concurrent fsyncs share journal commits.
             await Promise.all([
-              reservation.sync(),
+              syncHandle(reservation),
               createDurably(metaStage, record, this.#config.fileMode),
             ]);
             return meta;
@@ -450,6 +451,8 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
         for (const version of versions) {
           if (await removeIfPresent(versionFile(dir, version, "m"))) removed += 1;
         }
+        // Durably unpublished before any payload goes: see #unpublish.
+        if (removed > 0) await syncDirectory(dir);
         for (const version of versions) await removeIfPresent(versionFile(dir, version, "d"));
       } else if (request.selector === "latest") {
         // Another process may delete the latest version first: then take the next one.
@@ -679,6 +682,9 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
         await mkdir(dir, { mode: this.#config.dirMode, recursive: true });
       }
       await syncDirectory(spec.dirs[0] as string);
+      // The new directory's own entry is made durable before the slot that vouches for it:
+      // a power cut may keep the link below and lose an unsynced mkdir (power-loss trials).
+      await syncDirectory(dirname(spec.dirs[0] as string));
       const temp = join(spec.staging, `${randomUUID()}.slot`);
       await createDurably(temp, spec.content, this.#config.fileMode);
       try {
@@ -689,7 +695,6 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
       } finally {
         await removeQuietly(temp);
       }
-      // One fsync of the parent makes both the new directory and the slot durable.
       if (linked) await syncDirectory(dirname(spec.slot));
     } finally {
       // Best effort: a claim that cannot be given back only lowers the ceiling.
@@ -881,6 +886,10 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
 
   async #unpublish(dir: string, version: number): Promise<boolean> {
     if (!(await removeIfPresent(versionFile(dir, version, "m")))) return false;
+    // A power cut may keep a later unlink and lose an earlier unsynced one: without this
+    // fsync, the payload's removal could survive and the metadata's not, leaving a published
+    // version without data (found by the power-loss trials).
+    await syncDirectory(dir);
     await removeIfPresent(versionFile(dir, version, "d"));
     return true;
   }

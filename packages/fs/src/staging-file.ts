@@ -1,5 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
-import { writeAll } from "./io.js";
+import { syncHandle, writeAll } from "./io.js";
 
 /**
  * How much a streamed upload writes between background flushes: small enough that the disk
@@ -34,7 +34,7 @@ export class StagingFile {
   async syncAndClose(): Promise<void> {
     await this.#flushing;
     if (this.#flushFailure) throw this.#flushFailure.error;
-    await this.#handle.sync();
+    await syncHandle(this.#handle);
     await this.close();
   }
 
@@ -50,7 +50,7 @@ export class StagingFile {
     this.#unflushed = 0;
     this.#flushing = (async () => {
       try {
-        await this.#handle.datasync();
+        await syncHandle(this.#handle, true);
       } catch (error) {
         this.#flushFailure ??= { error };
       } finally {

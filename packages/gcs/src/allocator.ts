@@ -1,12 +1,13 @@
 import {
   corruptArtifact,
   type Deadline,
+  HighWaterCache,
   overloaded,
   type Scope,
   scopeKey,
 } from "@artifact-kit/core";
 import type { BucketClient } from "./bucket-client.js";
-import { HighWaterCache } from "./high-water.js";
+
 import type { ObjectLayout } from "./layout.js";
 import { REQUEST_ID_KEY, wroteItself } from "./request-id.js";
 

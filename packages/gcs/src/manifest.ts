@@ -43,31 +43,10 @@ const encoder = new TextEncoder();
 
 /** The manifest line of the object's header; `inline: true` for the copy in custom metadata. */
 export function manifestJson(manifest: Manifest, inline = false): string {
-  const {
-    scope,
-    name,
-    version,
-    mimeType,
-    size,
-    sha256,
-    createdAt,
-    metadata,
-    idempotencyKey,
-    requestId,
-    blocks,
-  } = manifest;
+  const { blocks, ...record } = manifest;
   return JSON.stringify({
     format: FORMAT,
-    scope,
-    name,
-    version,
-    mimeType,
-    size,
-    sha256,
-    createdAt,
-    metadata,
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-    requestId,
+    ...record,
     ...(inline || blocks === undefined ? {} : { blocks }),
   });
 }

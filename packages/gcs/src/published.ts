@@ -1,4 +1,4 @@
-import { corruptArtifact, type Deadline, notFound, type Scope } from "@artifact-kit/core";
+import { corruptArtifact, type Deadline, nameKey, notFound, type Scope } from "@artifact-kit/core";
 import type { BucketClient, StoredObject } from "./bucket-client.js";
 import { KEYED_FLAG } from "./keys.js";
 import type { ObjectLayout } from "./layout.js";
@@ -9,7 +9,7 @@ import {
   manifestLineText,
   parseManifest,
 } from "./manifest.js";
-import { nameKey } from "./name-key.js";
+
 import { REQUEST_ID_KEY } from "./request-id.js";
 
 const HEADER_BYTES_KEY = "artifact-kit-header-bytes";

@@ -4,6 +4,8 @@ import {
   type DataDigest,
   type Deadline,
   idempotentVersionDeleted,
+  nameKey,
+  newVersionRecord,
   type ParsedPut,
   type ParsedUpload,
   replayIdempotentPut,
@@ -14,7 +16,7 @@ import type { BucketClient } from "./bucket-client.js";
 import type { IdempotencyKeys, KeyBinding } from "./keys.js";
 import type { ObjectLayout } from "./layout.js";
 import { type Manifest, metaOf } from "./manifest.js";
-import { nameKey } from "./name-key.js";
+
 import { readPublishedManifest } from "./published.js";
 import { REQUEST_ID_KEY } from "./request-id.js";
 
@@ -168,17 +170,5 @@ function manifestOf(
   version: number,
   requestId: string,
 ): Manifest {
-  return {
-    scope: request.scope,
-    name: request.name,
-    version,
-    mimeType: request.mimeType,
-    size: digest.size,
-    sha256: digest.sha256,
-    createdAt: Date.now(),
-    metadata: request.metadata,
-    ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
-    requestId,
-    blocks: digest.blocks,
-  };
+  return { ...newVersionRecord(request, digest, version), requestId, blocks: digest.blocks };
 }

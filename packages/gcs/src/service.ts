@@ -21,6 +21,8 @@ import {
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
+  nameKey,
+  namePageOfKeys,
   notFound,
   type PutOptions,
   parseDelete,
@@ -48,7 +50,6 @@ import { raceDeadline } from "./deadline-race.js";
 import { IdempotencyKeys, isKeyed } from "./keys.js";
 import { GCS_MAX_RESULTS, LatestLookup, listAll } from "./latest.js";
 import { ObjectLayout } from "./layout.js";
-import { listNamePage } from "./listing.js";
 import {
   decodeArtifactObject,
   encodeArtifactObject,
@@ -57,7 +58,7 @@ import {
   manifestJson,
   metaOf,
 } from "./manifest.js";
-import { nameKey } from "./name-key.js";
+
 import {
   headerBytesOf,
   publishedMetadata,
@@ -310,8 +311,23 @@ export class GcsArtifactService implements ArtifactService, ArtifactTransfer {
     this.#ensureOpen();
     const request = parseListNames(scope, options, this.#config.maxPageLimit);
     request.deadline.check();
-    return listNamePage(this.#client, this.#layout, request, (inScope, key, deadline) =>
-      this.#truncatedKeyName(inScope, key, deadline),
+    const namesPrefix = this.#layout.namesPrefix(request.scope);
+    return namePageOfKeys(
+      request,
+      async ({ keyPrefix, from, wanted, pageToken }) => {
+        const page = await this.#client.list(request.deadline, {
+          prefix: namesPrefix + keyPrefix,
+          delimiter: "/",
+          maxResults: Math.min(wanted, GCS_MAX_RESULTS),
+          ...(from === undefined ? {} : { startOffset: namesPrefix + from }),
+          ...(pageToken ? { pageToken } : {}),
+        });
+        return {
+          keys: page.prefixes.map((prefix) => prefix.slice(namesPrefix.length, -1)),
+          ...(page.nextPageToken ? { pageToken: page.nextPageToken } : {}),
+        };
+      },
+      (key) => this.#truncatedKeyName(request.scope, key, request.deadline),
     );
   }
 

@@ -18,7 +18,9 @@ import {
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
+  newVersionRecord,
   notFound,
+  type ParsedContent,
   type ParsedGet,
   type PutOptions,
   pageAfter,
@@ -59,13 +61,7 @@ interface StoredVersion {
 }
 
 /** What a publication stores, from a put or a finished upload. */
-interface Publication {
-  readonly scope: Scope;
-  readonly name: string;
-  readonly mimeType: string;
-  readonly metadata: ArtifactMeta["metadata"];
-  readonly idempotencyKey: string | undefined;
-}
+type Publication = ParsedContent & { readonly scope: Scope; readonly name: string };
 
 interface NameState {
   /** Highest version ever allocated; kept after deletes so versions are never reused. */
@@ -291,19 +287,7 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
       target.names.set(publication.name, nameState);
     }
     nameState.highWater += 1;
-    const meta: ArtifactMeta = Object.freeze({
-      scope: publication.scope,
-      name: publication.name,
-      version: nameState.highWater,
-      mimeType: publication.mimeType,
-      size: digest.size,
-      sha256: digest.sha256,
-      createdAt: Date.now(),
-      metadata: publication.metadata,
-      ...(publication.idempotencyKey === undefined
-        ? {}
-        : { idempotencyKey: publication.idempotencyKey }),
-    });
+    const meta = newVersionRecord(publication, digest, nameState.highWater);
     if (publication.idempotencyKey !== undefined) {
       nameState.keys.set(publication.idempotencyKey, meta.version);
     }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ArtifactService } from "@artifact-kit/core";
+import type { ArtifactMeta, ArtifactService } from "@artifact-kit/core";
 import {
   describeArtifactService,
   describeRunStore,
@@ -12,6 +12,7 @@ import {
   type FsArtifactServiceOptions,
   fsArtifactPaths,
 } from "@artifact-kit/fs";
+import { FS_KNOWN_GAPS } from "@artifact-kit/fs/testing";
 import { MemoryArtifactService, type MemoryArtifactServiceOptions } from "@artifact-kit/memory";
 import { InMemoryRunStore } from "@artifact-kit/run-store";
 import { withRunStoreTelemetry, withTelemetry } from "../src/index.js";
@@ -46,19 +47,17 @@ describeArtifactService("withTelemetry(memory)", {
   numRuns: 50,
 });
 
-/** The fs service under each wrapper, for reopen and corruption, which need its root. */
-const fsRoots = new WeakMap<ArtifactService, string>();
+const tracedFs = async (root: string, options: Omit<FsArtifactServiceOptions, "root">) =>
+  traced(await FsArtifactService.open({ ...options, root }));
 
-async function tracedFs(root: string, options: Omit<FsArtifactServiceOptions, "root"> = {}) {
-  const service = traced(await FsArtifactService.open({ ...options, root }));
-  fsRoots.set(service, root);
-  return service;
-}
-
+/** A traced fs service on a fresh root; reopen and corruption close over that root. */
 const fsSubject = (options: Omit<FsArtifactServiceOptions, "root">) => async () => {
   const root = await mkdtemp(join(tmpdir(), "otel-fs-"));
   return {
     service: await tracedFs(root, options),
+    reopen: () => tracedFs(root, options),
+    corrupt: (meta: ArtifactMeta, offset: number) =>
+      flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, offset),
     cleanup: () => rm(root, { recursive: true, force: true }),
   };
 };
@@ -71,12 +70,7 @@ describeArtifactService("withTelemetry(fs)", {
     maxPageLimit: 3,
     legacyListLimit: 4,
   }),
-  reopen: (old) => tracedFs(fsRoots.get(old) as string),
-  corruptData: (service, meta, offset) =>
-    flipFileByte(
-      fsArtifactPaths(fsRoots.get(service) as string, meta.scope, meta.name, meta.version).data,
-      offset,
-    ),
+  knownGaps: FS_KNOWN_GAPS,
   numRuns: 15,
 });
 

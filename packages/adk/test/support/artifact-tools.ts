@@ -34,3 +34,17 @@ export class ReadArtifactTool extends ScriptedTool {
     return { part: part ?? null };
   }
 }
+
+/** A tool that runs the given function with the call's arguments and tool context. */
+export class CallbackTool extends ScriptedTool {
+  readonly #run: (request: RunAsyncToolRequest) => Promise<unknown>;
+
+  constructor(name: string, run: (request: RunAsyncToolRequest) => Promise<unknown>) {
+    super({ name, description: `Test tool ${name}.` });
+    this.#run = run;
+  }
+
+  override runAsync(request: RunAsyncToolRequest): Promise<unknown> {
+    return this.#run(request);
+  }
+}

@@ -1,5 +1,4 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { FsArtifactService } from "@artifact-kit/fs";
 import {
@@ -8,22 +7,15 @@ import {
   LogLevel,
   setLogLevel,
 } from "@google/adk";
-import { afterAll } from "vitest";
+import { inject } from "vitest";
 import { toAdkArtifactService } from "../../src/index.js";
 
 // ADK logs a warning for every missing version it is asked for; the tests ask on purpose.
 setLogLevel(LogLevel.ERROR);
 
-const roots = new Set<string>();
-afterAll(async () => {
-  await Promise.all([...roots].map((root) => rm(root, { recursive: true, force: true })));
-});
-
-/** A fresh directory under the OS temp dir, removed after the file's tests. */
-export async function tempRoot(): Promise<string> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), "artifact-kit-adk-")));
-  roots.add(root);
-  return root;
+/** A fresh directory under the run's temp directory, removed when the run ends. */
+export function tempRoot(): Promise<string> {
+  return mkdtemp(join(inject("tempParent"), "root-"));
 }
 
 export interface BridgedFs {

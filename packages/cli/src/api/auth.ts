@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { ArtifactError, sha256Hex } from "@artifact-kit/core";
+import { capabilityDenied, sha256Hex } from "@artifact-kit/core";
 
 const BEARER = /^Bearer ([\x21-\x7e]+)$/;
 
@@ -10,8 +10,6 @@ export function checkBearer(header: string | undefined, token: string): void {
     given !== undefined &&
     timingSafeEqual(Buffer.from(sha256Hex(given), "hex"), Buffer.from(sha256Hex(token), "hex"));
   if (!ok) {
-    throw new ArtifactError("capability_denied", "a valid bearer token is required", {
-      detail: { reason: "unauthenticated" },
-    });
+    throw capabilityDenied("a valid bearer token is required", { reason: "unauthenticated" });
   }
 }

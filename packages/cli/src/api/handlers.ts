@@ -3,9 +3,11 @@ import {
   ArtifactError,
   type ArtifactMeta,
   type ArtifactService,
+  capabilityDenied,
   type Deadline,
   invalidArgument,
   isArtifactError,
+  unavailable,
   validateOptionKeys,
 } from "@artifact-kit/core";
 import { confirmationToken, deleteInventory, takeInventory } from "../inventory.js";
@@ -47,12 +49,10 @@ async function authorize(
       signal,
     });
   } catch (error) {
-    throw new ArtifactError("unavailable", "the resource provider failed", { cause: error });
+    throw unavailable("the resource provider failed", error);
   }
   if (decision !== "allow") {
-    throw new ArtifactError("capability_denied", "this scope is forbidden to this caller", {
-      detail: { reason: "forbidden" },
-    });
+    throw capabilityDenied("this scope is forbidden to this caller", { reason: "forbidden" });
   }
 }
 
@@ -65,13 +65,7 @@ async function refuseForeignReplies<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (isArtifactError(error, "invalid_service_reply")) {
-      throw new ArtifactError(
-        "unavailable",
-        "the store answered with a record it was not asked for",
-        {
-          cause: error,
-        },
-      );
+      throw unavailable("the store answered with a record it was not asked for", error);
     }
     throw error;
   }

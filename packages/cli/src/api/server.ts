@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import {
   ArtifactError,
   asArtifactError,
+  capabilityDenied,
   invalidArgument,
+  unavailable,
   validateOptionKeys,
   validatePositiveInteger,
 } from "@artifact-kit/core";
@@ -104,9 +106,7 @@ async function serve(
     reply(response, 200, body, cors);
   } catch (error) {
     const failure =
-      error instanceof ArtifactError
-        ? error
-        : new ArtifactError("unavailable", "the request failed", { cause: error });
+      error instanceof ArtifactError ? error : unavailable("the request failed", error);
     const status = statusFor(failure);
     if (status >= 500) context.onServerError?.(failure);
     const allow = failure.detail.reason === "method_not_allowed" ? failure.detail.allow : undefined;
@@ -135,9 +135,7 @@ function preflight(cors: CorsPolicy, request: IncomingMessage, response: ServerR
     return;
   }
   if (cors.enabled && request.headers.origin !== undefined) {
-    throw new ArtifactError("capability_denied", "this origin may not call the API", {
-      detail: { reason: "origin_not_allowed" },
-    });
+    throw capabilityDenied("this origin may not call the API", { reason: "origin_not_allowed" });
   }
   // No route takes OPTIONS, so this throws: 405 with Allow on a known path, else 404.
   parseRoute("OPTIONS", request.url ?? "");

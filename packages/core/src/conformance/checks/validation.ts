@@ -114,6 +114,8 @@ const BAD_TIMEOUTS: readonly unknown[] = [
   Number.NaN,
   "10",
   Number.POSITIVE_INFINITY,
+  // Whole milliseconds only: a fraction used to reach timers that throw a raw RangeError.
+  1000.5,
 ];
 
 function badCalls(): BadCall[] {
@@ -155,6 +157,18 @@ function badCalls(): BadCall[] {
     calls.push([
       `delete with timeoutMs ${String(timeoutMs)}`,
       (s) => s.delete(PROBE, NAME, 1, { timeoutMs: timeoutMs as number }),
+    ]);
+  }
+  for (const idempotencyKey of ["", "k".repeat(257), "a\0b", 7]) {
+    calls.push([
+      `put with idempotencyKey ${JSON.stringify(idempotencyKey)}`,
+      (s) => s.put(PROBE, NAME, bytes, { idempotencyKey: idempotencyKey as string }),
+    ]);
+  }
+  for (const prefix of ["", "/a", "a//b", "../x", "a\0", 3]) {
+    calls.push([
+      `listNames with prefix ${JSON.stringify(prefix)}`,
+      (s) => s.listNames(PROBE, { prefix: prefix as string }),
     ]);
   }
   calls.push([

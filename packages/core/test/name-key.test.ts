@@ -1,8 +1,14 @@
-import { compareUtf8 } from "@artifact-kit/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeBase32Hex, encodeBase32Hex } from "../src/base32hex.js";
-import { FULL_KEY_MAX_NAME_BYTES, groupOfKey, nameKey, nameOfFullKey } from "../src/name-key.js";
+import { compareUtf8 } from "../src/index.js";
+import {
+  decodeBase32Hex,
+  encodeBase32Hex,
+  FULL_KEY_MAX_NAME_BYTES,
+  groupOfKey,
+  nameKey,
+  nameOfFullKey,
+} from "../src/name-key.js";
 
 const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const sign = (n: number) => Math.sign(n);

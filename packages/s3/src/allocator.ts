@@ -1,0 +1,93 @@
+import {
+  corruptArtifact,
+  type Deadline,
+  HighWaterCache,
+  overloaded,
+  type Scope,
+  scopeKey,
+} from "@artifact-kit/core";
+import type { BucketClient } from "./bucket-client.js";
+import type { ObjectLayout } from "./layout.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Claims versions with create-only, never-deleted allocation objects: the lock that keeps
+ * concurrent writers apart and the tombstone that keeps a deleted version from coming back.
+ * The cached high-water mark makes the steady state one request; a 412 means another writer
+ * took that version, so the mark is read again from the bucket and the next one is tried.
+ * Each allocation object holds the request id of its put, so a write the SDK retried after a
+ * lost response recognises itself.
+ */
+export class VersionAllocator {
+  readonly #client: BucketClient;
+  readonly #layout: ObjectLayout;
+  readonly #maxAttempts: number;
+  readonly #highWater = new HighWaterCache();
+
+  constructor(client: BucketClient, layout: ObjectLayout, maxAttempts: number) {
+    this.#client = client;
+    this.#layout = layout;
+    this.#maxAttempts = maxAttempts;
+  }
+
+  async allocate(
+    scope: Scope,
+    key: string,
+    requestId: string,
+    deadline: Deadline,
+  ): Promise<number> {
+    const cacheKey = `${scopeKey(scope)}\n${key}`;
+    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+      const cached = attempt === 1 ? this.#highWater.get(cacheKey) : undefined;
+      const known = cached ?? (await this.#allocatedHighWater(scope, key, deadline));
+      const version = this.#highWater.claimAbove(cacheKey, known);
+      const objectKey = this.#layout.allocationObject(scope, key, version);
+      const body = encoder.encode(requestId);
+      const outcome = await this.#client.createOnly(deadline, objectKey, body, false);
+      if (outcome === "created" || (await this.#wroteItself(objectKey, requestId, deadline))) {
+        return version;
+      }
+    }
+    throw overloaded(
+      `no free version after ${this.#maxAttempts} attempts; too many concurrent writers`,
+      "maxPutAttempts",
+      this.#maxAttempts,
+    );
+  }
+
+  /**
+   * The highest version this instance knows was allocated for a name: from its cache, else
+   * read from the bucket (one request) and remembered. Other instances may have gone higher
+   * since, so callers treat it as a place to start looking, never as the answer.
+   */
+  async highWaterHint(scope: Scope, key: string, deadline: Deadline): Promise<number> {
+    const cacheKey = `${scopeKey(scope)}\n${key}`;
+    const cached = this.#highWater.get(cacheKey);
+    if (cached !== undefined) return cached;
+    const known = await this.#allocatedHighWater(scope, key, deadline);
+    this.#highWater.observe(cacheKey, known);
+    return known;
+  }
+
+  forget(): void {
+    this.#highWater.clear();
+  }
+
+  async #wroteItself(objectKey: string, requestId: string, deadline: Deadline): Promise<boolean> {
+    const stored = await this.#client.get(deadline, objectKey);
+    return stored !== undefined && decoder.decode(stored.bytes) === requestId;
+  }
+
+  /** The highest version ever allocated for a name (0 if none), from the bucket. */
+  async #allocatedHighWater(scope: Scope, key: string, deadline: Deadline): Promise<number> {
+    const prefix = this.#layout.allocationsPrefix(scope, key);
+    const page = await this.#client.list(deadline, { prefix, maxKeys: 1 });
+    const highest = page.objects[0];
+    if (!highest) return 0;
+    const version = this.#layout.allocatedVersionOf(highest.key, prefix);
+    if (version === undefined) throw corruptArtifact(`unexpected object ${highest.key}`);
+    return version;
+  }
+}

@@ -1,0 +1,91 @@
+import {
+  type Artifact,
+  corruptArtifact,
+  type ManifestExpectation,
+  metaOfManifest,
+  parseStoredManifest,
+  type StoredManifest,
+  sha256Hex,
+  storedManifestJson,
+} from "@artifact-kit/core";
+
+/**
+ * A published object is the data, then a trailer: the manifest as one JSON line and a fixed
+ * tail giving that line's length ("0000000123\n"). The trailer goes last because a streamed
+ * upload only knows its digest at the end, and S3 parts cannot be prepended; a reader finds
+ * it with one suffix-range read.
+ */
+const FORMAT = "artifact-kit/s3@1";
+const LENGTH_DIGITS = 10;
+export const TAIL_BYTES = LENGTH_DIGITS + 1;
+/** The suffix read for a manifest; larger manifests (big metadata, many blocks) take two. */
+export const MANIFEST_READ_BYTES = 16 * 1024;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** The manifest line and its tail, appended to the data. */
+export function encodeTrailer(manifest: StoredManifest): Uint8Array {
+  const json = encoder.encode(storedManifestJson(manifest, FORMAT));
+  const tail = encoder.encode(`${String(json.byteLength).padStart(LENGTH_DIGITS, "0")}\n`);
+  const trailer = new Uint8Array(json.byteLength + TAIL_BYTES);
+  trailer.set(json);
+  trailer.set(tail, json.byteLength);
+  return trailer;
+}
+
+/** Data and trailer as one body, for a single create-only PutObject. */
+export function encodeArtifactObject(manifest: StoredManifest, data: Uint8Array): Uint8Array {
+  const trailer = encodeTrailer(manifest);
+  const body = new Uint8Array(data.byteLength + trailer.byteLength);
+  body.set(data);
+  body.set(trailer, data.byteLength);
+  return body;
+}
+
+/** The length of the manifest line, from the last TAIL_BYTES of an object of `objectSize`. */
+export function manifestLength(end: Uint8Array, objectSize: number): number {
+  const tail = end.subarray(end.byteLength - TAIL_BYTES);
+  const text = tail.byteLength === TAIL_BYTES ? new TextDecoder().decode(tail) : "";
+  if (!/^[0-9]{10}\n$/.test(text)) throw corruptArtifact("stored object has no manifest tail");
+  const length = Number(text.slice(0, LENGTH_DIGITS));
+  if (length + TAIL_BYTES > objectSize) {
+    throw corruptArtifact("stored object is shorter than its manifest");
+  }
+  return length;
+}
+
+/** Parses a manifest line, checks what it names, and that the data length matches it. */
+export function decodeManifest(
+  line: Uint8Array,
+  dataBytes: number,
+  expected: ManifestExpectation,
+): StoredManifest {
+  let json: string;
+  try {
+    json = decoder.decode(line);
+  } catch (error) {
+    throw corruptArtifact("stored manifest is not UTF-8", undefined, error);
+  }
+  const manifest = parseStoredManifest(json, FORMAT, expected);
+  if (manifest.size !== dataBytes) {
+    throw corruptArtifact(`stored data is ${dataBytes} bytes, manifest says ${manifest.size}`);
+  }
+  return manifest;
+}
+
+/** Splits a whole downloaded object, checks its manifest and verifies the data. */
+export function decodeArtifactObject(body: Uint8Array, expected: ManifestExpectation): Artifact {
+  const length = manifestLength(body, body.byteLength);
+  const dataBytes = body.byteLength - TAIL_BYTES - length;
+  const manifest = decodeManifest(
+    body.subarray(dataBytes, dataBytes + length),
+    dataBytes,
+    expected,
+  );
+  const data = body.slice(0, dataBytes);
+  if (sha256Hex(data) !== manifest.sha256) {
+    throw corruptArtifact("stored data does not match the manifest's sha256");
+  }
+  return Object.freeze({ ...metaOfManifest(manifest), data });
+}

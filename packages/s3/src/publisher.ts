@@ -1,0 +1,173 @@
+import { randomUUID } from "node:crypto";
+import {
+  type ArtifactMeta,
+  type DataDigest,
+  type Deadline,
+  type IdempotentPayload,
+  idempotentVersionDeleted,
+  metaOfManifest,
+  nameKey,
+  type ParsedContent,
+  replayIdempotentPut,
+  type Scope,
+  type StoredManifest,
+  unavailable,
+} from "@artifact-kit/core";
+import type { VersionAllocator } from "./allocator.js";
+import { decodeBinding, encodeBinding, type KeyBinding } from "./binding.js";
+import type { BucketClient, CreateOutcome } from "./bucket-client.js";
+import type { ObjectLayout } from "./layout.js";
+import { readPublishedManifest } from "./published.js";
+
+/** What a put or a finished upload publishes, beside its bytes. */
+export interface Publication extends ParsedContent {
+  readonly scope: Scope;
+  readonly name: string;
+  readonly deadline: Deadline;
+}
+
+/**
+ * Writes the version object create-only: the commit point. It calls `deadline.check()` right
+ * before it, and leaves nothing visible when it fails.
+ */
+export type WriteVersion = (manifest: StoredManifest, objectKey: string) => Promise<CreateOutcome>;
+
+/**
+ * Turns a put into one new version: allocate, then publish create-only (2 requests). A put
+ * with an idempotency key first binds the key to its version with a create-only binding
+ * object, so that concurrent and retried puts with that key publish at most one version.
+ */
+export class Publisher {
+  readonly #client: BucketClient;
+  readonly #layout: ObjectLayout;
+  readonly #allocator: VersionAllocator;
+
+  constructor(client: BucketClient, layout: ObjectLayout, allocator: VersionAllocator) {
+    this.#client = client;
+    this.#layout = layout;
+    this.#allocator = allocator;
+  }
+
+  async publish(
+    publication: Publication,
+    digest: DataDigest,
+    write: WriteVersion,
+  ): Promise<ArtifactMeta> {
+    const { scope, deadline, idempotencyKey } = publication;
+    const { key } = nameKey(publication.name);
+    if (idempotencyKey === undefined) {
+      const requestId = randomUUID();
+      const version = await this.#allocator.allocate(scope, key, requestId, deadline);
+      return this.#write(publication, digest, { version, requestId }, write);
+    }
+    const bindingKey = this.#layout.keyBinding(scope, publication.name, idempotencyKey);
+    const found = await this.#readBinding(bindingKey, deadline);
+    if (found) return this.#resolve(publication, digest, found, write);
+    const requestId = randomUUID();
+    const version = await this.#allocator.allocate(scope, key, requestId, deadline);
+    const binding: KeyBinding = { version, requestId, ...payloadOf(publication, digest) };
+    const outcome = await this.#client.createOnly(
+      deadline,
+      bindingKey,
+      encodeBinding(binding),
+      false,
+    );
+    // Bound by this put (or by its own write, retried after a lost response): no one else
+    // can have published or deleted the version yet, so it is written at once.
+    if (outcome === "created") return this.#write(publication, digest, binding, write);
+    const bound = await this.#readBinding(bindingKey, deadline);
+    if (!bound) throw unavailable(`binding ${bindingKey} vanished after it was written`);
+    if (bound.requestId === requestId) {
+      return this.#write(publication, digest, binding, write);
+    }
+    return this.#resolve(publication, digest, bound, write);
+  }
+
+  /**
+   * The answer for a key bound to `bound.version`: that version's record when it is published
+   * (or invalid_argument for another payload), not_found when it was deleted, and otherwise
+   * publishes it, in the name of the put that bound it (which may be this one, or one that
+   * died before publishing; if it still runs, its own create-only write finds ours).
+   */
+  async #resolve(
+    publication: Publication,
+    digest: DataDigest,
+    bound: KeyBinding,
+    write: WriteVersion,
+  ): Promise<ArtifactMeta> {
+    const { scope, name, deadline } = publication;
+    const payload = payloadOf(publication, digest);
+    // Judged against the binding first: a different payload never reaches the bucket.
+    replayIdempotentPut({ scope, name, createdAt: 0, ...bound }, payload);
+    const { key } = nameKey(name);
+    const objectKey = this.#layout.versionObject(scope, key, bound.version);
+    const marker = this.#layout.deletionMarker(scope, key, bound.version);
+    const stored = await readPublishedManifest(
+      this.#client,
+      this.#layout,
+      scope,
+      objectKey,
+      deadline,
+      name,
+    );
+    if (stored) return replayIdempotentPut(metaOfManifest(stored), payload);
+    if (await this.#client.head(deadline, marker)) idempotentVersionDeleted(bound.version);
+    const meta = await this.#write(publication, digest, bound, write);
+    // A delete that ran between the check above and the write wrote its marker first.
+    if (await this.#client.head(deadline, marker)) {
+      await this.#client.delete(deadline, objectKey);
+      idempotentVersionDeleted(bound.version);
+    }
+    return meta;
+  }
+
+  async #write(
+    publication: Publication,
+    digest: DataDigest,
+    claim: { version: number; requestId: string },
+    write: WriteVersion,
+  ): Promise<ArtifactMeta> {
+    const { scope, name, mimeType, metadata, idempotencyKey, deadline } = publication;
+    const manifest: StoredManifest = {
+      scope,
+      name,
+      version: claim.version,
+      mimeType,
+      size: digest.size,
+      sha256: digest.sha256,
+      createdAt: Date.now(),
+      metadata,
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      requestId: claim.requestId,
+      blocks: digest.blocks,
+    };
+    const objectKey = this.#layout.versionObject(scope, nameKey(name).key, claim.version);
+    deadline.check();
+    const outcome = await write(manifest, objectKey);
+    if (outcome === "created") return metaOfManifest(manifest);
+    // 412: our own write, retried by the SDK after a lost response, or another put's.
+    const stored = await readPublishedManifest(
+      this.#client,
+      this.#layout,
+      scope,
+      objectKey,
+      deadline,
+      name,
+    );
+    if (stored?.requestId === claim.requestId) return metaOfManifest(stored);
+    // Published in this binding's name by a retry, then deleted: the key stays spent.
+    if (!stored && idempotencyKey !== undefined) idempotentVersionDeleted(claim.version);
+    // Allocation objects are create-only and permanent, so only this put may publish here.
+    throw unavailable(`version ${claim.version} was published by another writer`);
+  }
+
+  async #readBinding(bindingKey: string, deadline: Deadline): Promise<KeyBinding | undefined> {
+    const stored = await this.#client.get(deadline, bindingKey);
+    return stored === undefined ? undefined : decodeBinding(stored.bytes, bindingKey);
+  }
+}
+
+function payloadOf(publication: Publication, digest: DataDigest): IdempotentPayload {
+  const { mimeType, metadata } = publication;
+  return { size: digest.size, sha256: digest.sha256, mimeType, metadata };
+}
