@@ -63,6 +63,19 @@ const VARIANTS = {
       oldestTypeScript: OLDEST_TYPESCRIPT_FOR_PG,
     },
   ],
+  // The OpenTelemetry API is the peer; the SDK is what an application brings to record.
+  otel: [
+    {
+      label: "@opentelemetry/api 1.9, the 2.x trace SDK and the memory adapter",
+      peers: {
+        "@opentelemetry/api": "^1.9.0",
+        "@opentelemetry/sdk-trace-base": "^2.12.1",
+        "@artifact-kit/memory": "workspace",
+      },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
+    },
+  ],
   gcs: [
     {
       label: "storage 7.22",

@@ -8,6 +8,7 @@ import { beforeAll } from "vitest";
 import { MATRIX_RUNS } from "./adapters.js";
 import { matrixBucket, storageClient } from "./durable.js";
 import { postgresMatrixSubjects } from "./postgres.js";
+import { s3MatrixBucket, s3MatrixSubjects } from "./s3.js";
 
 // Every adapter in the workspace, through the same kit, with the subjects each adapter
 // package exports from its ./testing subpath. Durable adapters add reopen and corrupt.
@@ -39,3 +40,9 @@ describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
   numRuns: 20,
 });
 describeArtifactService("postgres", { ...postgresMatrixSubjects(), numRuns: 20 });
+
+let s3Bucket: string;
+beforeAll(async () => {
+  s3Bucket = await s3MatrixBucket();
+});
+describeArtifactService("s3 on moto", { ...s3MatrixSubjects(() => s3Bucket), numRuns: 10 });

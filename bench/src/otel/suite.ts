@@ -96,6 +96,8 @@ export function otelSuite(): Suite {
 
   return {
     title: "otel",
+    // An fsync'd put varies by tens of ms on a shared disk: enough samples for a stable mean.
+    minSamples: 30,
     columns: [
       { id: "plain", label: "adapter" },
       { id: "traced", label: "withTelemetry(adapter), real SDK" },

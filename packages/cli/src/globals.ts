@@ -80,5 +80,13 @@ export function describeStore(location: StoreLocation): string {
       return "memory:";
     case "gcs":
       return `gs://${location.bucket}/${location.prefix}`;
+    case "s3":
+      return `s3://${location.bucket}/${location.prefix}`;
+    case "postgres": {
+      // Never a password in a message.
+      const url = new URL(location.connectionString);
+      url.password = "";
+      return `${url.origin}${url.pathname}${location.schema === undefined ? "" : `?schema=${location.schema}`}`;
+    }
   }
 }

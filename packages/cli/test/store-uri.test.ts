@@ -25,6 +25,26 @@ describe("parseStoreUri", () => {
     expect(parseStoreUri("fs:rel?x", "/base")).toEqual({ kind: "fs", root: "/base/rel?x" });
   });
 
+  it("takes s3:// and postgres:// stores; pg's own parameters stay in the connection string", () => {
+    expect(parseStoreUri("s3://bucket/team/prod?maxPageLimit=10")).toEqual({
+      kind: "s3",
+      bucket: "bucket",
+      prefix: "team/prod",
+      bounds: { maxPageLimit: 10 },
+    });
+    expect(
+      parseStoreUri(
+        "postgresql://me:secret@db:5432/app?sslmode=require&schema=arts&maxPageLimit=5",
+      ),
+    ).toEqual({
+      kind: "postgres",
+      connectionString: "postgresql://me:secret@db:5432/app?sslmode=require",
+      schema: "arts",
+      bounds: { maxPageLimit: 5 },
+    });
+    expect(parseStoreUri("postgres://db/app")).toMatchObject({ schema: undefined });
+  });
+
   it("reads bounds from URI parameters, validated", () => {
     expect(parseStoreUri("gs://b/p?maxArtifactBytes=1048576&maxPageLimit=50")).toEqual({
       kind: "gcs",
@@ -37,8 +57,8 @@ describe("parseStoreUri", () => {
       "gs://b?maxArtifactBytes=x",
       "gs://b?unknown=1",
       "gs://b#frag",
-      "s3://bucket",
-      "postgres://host/db",
+      "postgres://host/db?maxPageLimit=0",
+      "s3://",
       "file://remote/x",
       "memory://host",
     ]) {

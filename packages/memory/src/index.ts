@@ -1,2 +1,2 @@
 export { MEMORY_DEFAULTS, type MemoryArtifactServiceOptions } from "./config.js";
-export { MemoryArtifactService } from "./service.js";
+export { MemoryArtifactService, type MemoryStatus } from "./service.js";

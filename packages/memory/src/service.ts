@@ -82,6 +82,12 @@ interface ScopeState {
 
 const versionOf = (stored: StoredVersion) => stored.meta.version;
 
+export interface MemoryStatus {
+  readonly closed: boolean;
+  /** Live bytes and live versions over every scope, against maxTotalBytes / maxTotalArtifacts. */
+  readonly quotaUsage: { readonly maxTotalBytes: number; readonly maxTotalArtifacts: number };
+}
+
 /**
  * Volatile artifact service in one process. Bytes are copied in and out, so neither the
  * buffer given to `put` nor the one returned by `get` can change what is stored. Streaming
@@ -110,6 +116,21 @@ export class MemoryArtifactService implements ArtifactService, ArtifactTransfer 
 
   capabilities(): Capabilities {
     return this.#capabilities;
+  }
+
+  /**
+   * How much of the service-wide bounds is used, keyed by the bound's name in
+   * `capabilities().quotas.bounds`, for monitoring (e.g. `@artifact-kit/otel`'s
+   * `artifact.quota.usage`). Per-scope bounds have one usage per scope and are not reported.
+   */
+  status(): MemoryStatus {
+    return Object.freeze({
+      closed: this.#closed,
+      quotaUsage: Object.freeze({
+        maxTotalBytes: this.#totalBytes,
+        maxTotalArtifacts: this.#totalArtifacts,
+      }),
+    });
   }
 
   async put(

@@ -42,6 +42,25 @@ describe("MemoryArtifactService", () => {
     expect(pagination).toEqual({ maxPageLimit: 1000, legacyListLimit: 1000 });
   });
 
+  it("reports the service-wide usage against its bounds in status()", async () => {
+    const service = new MemoryArtifactService();
+    expect(service.status()).toEqual({
+      closed: false,
+      quotaUsage: { maxTotalBytes: 0, maxTotalArtifacts: 0 },
+    });
+    await service.put(scope, "a", bytes(6));
+    await service.put(other, "a", bytes(4));
+    await service.put(scope, "b", bytes(1));
+    expect(service.status().quotaUsage).toEqual({ maxTotalBytes: 11, maxTotalArtifacts: 3 });
+    await service.delete(scope, "a", "all");
+    expect(service.status().quotaUsage).toEqual({ maxTotalBytes: 5, maxTotalArtifacts: 2 });
+    await service.close();
+    expect(service.status()).toEqual({
+      closed: true,
+      quotaUsage: { maxTotalBytes: 0, maxTotalArtifacts: 0 },
+    });
+  });
+
   it("releases bytes and counts on delete but keeps the version high-water", async () => {
     const service = new MemoryArtifactService({ maxScopeBytes: 10, maxScopeArtifacts: 2 });
     await service.put(scope, "a", bytes(6));

@@ -84,7 +84,7 @@ export class Telemetry {
    */
   start(operation: string, request?: () => Attributes): Operation {
     const attributes = this.#attributesOf(operation);
-    const span = this.tracer.startSpan(`artifact.${operation}`, {
+    const span = this.tracer.startSpan(attributes.spanName, {
       kind: SpanKind.INTERNAL,
       attributes: attributes.base,
     });
@@ -142,10 +142,12 @@ export class Telemetry {
  * be rebuilt too.
  */
 class OperationAttributes {
+  readonly spanName: string;
   readonly base: Attributes;
   readonly #outcomes = new Map<string, Attributes>();
 
   constructor(operation: string, adapter: string) {
+    this.spanName = `artifact.${operation}`;
     this.base = Object.freeze({ [ATTR_OPERATION]: operation, [ATTR_ADAPTER]: adapter });
   }
 

@@ -12,6 +12,7 @@ import {
   METRIC_ERRORS,
   METRIC_OPERATION_DURATION,
   METRIC_QUOTA_LIMIT,
+  METRIC_QUOTA_USAGE,
   METRIC_ROUTER_ACTIVE_SCOPES,
   METRIC_ROUTER_ACTIVE_SCOPES_LIMIT,
   METRIC_ROUTER_EVICTIONS,
@@ -20,6 +21,7 @@ import {
   withTelemetry,
 } from "../src/index.js";
 import { rejectionOf } from "./support/assertions.js";
+import { contractOnly } from "./support/plain-service.js";
 import { TelemetryHarness } from "./support/sdk.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "ada" };
@@ -162,21 +164,50 @@ describe("observable gauges", () => {
     harness = new TelemetryHarness();
     const root = await mkdtemp(join(tmpdir(), "otel-router-"));
     cleanups.push(() => rm(root, { recursive: true, force: true }));
-    // At capacity, each new scope reclaims the previous one's idle worker at once.
+    // One worker at a time over a durable adapter: each new scope reclaims the idle one.
     const router = new ShardedArtifactService(await fsShards(root), { maxActiveScopes: 1 });
     const service = withTelemetry(router, harness.providers);
     for (const user of ["a", "b", "c"]) await service.put({ ...scope, user }, "x", bytes(1));
-    const evictions = await harness.points(METRIC_ROUTER_EVICTIONS);
-    expect(evictions.map((point) => point.value)).toEqual([router.status().evictions]);
     expect(router.status().evictions).toBe(2);
-    expect((await harness.points(METRIC_ROUTER_ACTIVE_SCOPES)).map((p) => p.value)).toEqual([1]);
+    const all = await harness.metrics();
+    const pointValues = (name: string) =>
+      all.find((metric) => metric.descriptor.name === name)?.dataPoints.map((point) => point.value);
+    expect(pointValues(METRIC_ROUTER_EVICTIONS)).toEqual([2]);
+    expect(pointValues(METRIC_ROUTER_ACTIVE_SCOPES)).toEqual([1]);
     await service.close();
   });
 
-  it("reports no router gauges for a service without status()", async () => {
+  it("reports the usage a service's status() gives against its bounds, and no router gauges", async () => {
     harness = new TelemetryHarness();
-    const service = withTelemetry(new MemoryArtifactService(), harness.providers);
-    expect(await harness.points(METRIC_ROUTER_ACTIVE_SCOPES)).toEqual([]);
+    const service = withTelemetry(new MemoryArtifactService(), {
+      ...harness.providers,
+      adapter: "memory",
+    });
+    await service.put(scope, "a", bytes(300));
+    await service.put({ ...scope, user: "bob" }, "a", bytes(200));
+    const all = await harness.metrics();
+    const usage = all.find((metric) => metric.descriptor.name === METRIC_QUOTA_USAGE);
+    const byBound = Object.fromEntries(
+      (usage?.dataPoints ?? []).map((point) => [
+        point.attributes["artifact.quota.bound"],
+        point.value,
+      ]),
+    );
+    expect(byBound).toEqual({ maxTotalBytes: 500, maxTotalArtifacts: 2 });
+    expect(service.status()).toMatchObject({ quotaUsage: byBound });
+    expect(all.some((metric) => metric.descriptor.name.startsWith("artifact.router."))).toBe(false);
+    await service.close();
+  });
+
+  it("reports bounds only for a service without status()", async () => {
+    harness = new TelemetryHarness();
+    const inner = new MemoryArtifactService();
+    const withoutStatus = contractOnly(inner);
+    const service = withTelemetry(withoutStatus, harness.providers);
+    await service.put(scope, "a", bytes(3));
+    const names = (await harness.metrics()).map((metric) => metric.descriptor.name);
+    expect(names).toContain(METRIC_QUOTA_LIMIT);
+    expect(names).not.toContain(METRIC_QUOTA_USAGE);
     expect("status" in service).toBe(false);
     await service.close();
   });

@@ -1,9 +1,10 @@
-import { type ArtifactService, hasTransfer, isArtifactError, type Scope } from "@artifact-kit/core";
+import { hasTransfer, isArtifactError, type Scope } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { INSTRUMENTATION_SCOPE, withTelemetry } from "../src/index.js";
 import { everyRecordedValue, rejectionOf } from "./support/assertions.js";
+import { contractOnly } from "./support/plain-service.js";
 import { TelemetryHarness } from "./support/sdk.js";
 
 const scope: Scope = { kind: "session", app: "acme-app", user: "ada-lovelace", session: "s-77" };
@@ -171,18 +172,7 @@ describe("the wrapped service's shape", () => {
   it("offers streaming transfer exactly when the wrapped service does", () => {
     const { service, inner } = traced();
     expect(hasTransfer(service)).toBe(true);
-    // The same adapter seen only through the ArtifactService methods: no transfer.
-    const withoutTransfer: ArtifactService = {
-      capabilities: () => inner.capabilities(),
-      put: (...args) => inner.put(...args),
-      get: (...args) => inner.get(...args),
-      head: (...args) => inner.head(...args),
-      delete: (...args) => inner.delete(...args),
-      listNames: (...args) => inner.listNames(...args),
-      listVersions: (...args) => inner.listVersions(...args),
-      list: (...args) => inner.list(...args),
-      close: () => inner.close(),
-    };
+    const withoutTransfer = contractOnly(inner);
     const wrapped = withTelemetry(withoutTransfer, harness.providers);
     expect(hasTransfer(wrapped)).toBe(false);
     expect("openUpload" in wrapped || "openDownload" in wrapped).toBe(false);

@@ -14,7 +14,7 @@ import { PostgresArtifactService } from "./service.js";
 
 export type PostgresSubjects = Pick<ArtifactServiceConformanceOptions, "create" | "createBounded">;
 
-/** Bounds small enough for the kit to drive each to its edge (byte bounds: multiples of 64). */
+/** Small bounds for the kit to drive each to its edge (byte bounds: multiples of 64). */
 export const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Object.freeze({
   maxArtifactBytes: 64,
   maxPageLimit: 3,
@@ -25,39 +25,30 @@ export const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Ob
   maxTotalArtifacts: 30,
 });
 
-/** Subjects over pools from `newPool` (each subject and each reopen gets its own). */
+/**
+ * Subjects over pools from `newPool`: each subject is a schema of its own; reopen is a new
+ * pool on the same schema (as another host would be, the previous pool ended); corrupt flips
+ * a stored byte with SQL.
+ */
 export function postgresSubjects(
   newPool: () => Pool,
   small: PostgresArtifactServiceBounds = SMALL_POSTGRES_BOUNDS,
 ): PostgresSubjects {
   const subject = (bounds: PostgresArtifactServiceBounds) => async (): Promise<ServiceSubject> => {
     const schema = `ak_test_${randomUUID().replaceAll("-", "")}`;
-    const pools: Pool[] = [];
-    const open = async (migrate: boolean) => {
-      const pool = newPool();
-      pools.push(pool);
-      return PostgresArtifactService.open({ pool, schema, migrate, ...bounds });
-    };
-    const service = await open(true);
+    let pool = newPool();
+    const service = await PostgresArtifactService.open({ pool, schema, migrate: true, ...bounds });
     return {
       service,
-      // Another host on the same schema: a new pool; the previous one is ended.
       reopen: async () => {
-        const previous = pools.at(-1);
-        const reopened = await open(false);
-        await previous?.end();
-        return reopened;
+        await pool.end();
+        pool = newPool();
+        return PostgresArtifactService.open({ pool, schema, ...bounds });
       },
-      corrupt: async (meta, offset) => {
-        const pool = pools.at(-1);
-        if (!pool) throw new Error("no pool to corrupt through");
-        await flipStoredByte(pool, schema, meta, offset);
-      },
+      corrupt: (meta, offset) => flipStoredByte(pool, schema, meta, offset),
       cleanup: async () => {
-        const cleaner = newPool();
-        await cleaner.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await cleaner.end();
-        await Promise.all(pools.filter((pool) => !pool.ended).map((pool) => pool.end()));
+        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await pool.end();
       },
     };
   };

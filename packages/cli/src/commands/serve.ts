@@ -10,6 +10,7 @@ import { withStore } from "../globals.js";
 import { localFileError } from "../local-file.js";
 import { action, emit, reportError } from "../output.js";
 import { parseCount, parseMilliseconds } from "../parse-count.js";
+import { startServeTracing } from "../serve-tracing.js";
 
 interface ServeOptions {
   host: string;
@@ -85,9 +86,10 @@ export function registerServe(program: Command): void {
             : await loadResourceProvider(options.resourceProvider);
         const fromEnvironment = process.env[TOKEN_VARIABLE];
         const token = fromEnvironment ?? randomBytes(24).toString("base64url");
+        const tracing = await startServeTracing(options.store);
         await withStore(options, async (service) => {
           const api = await startDeveloperApi({
-            service,
+            service: tracing.traced(service),
             token,
             host: options.host,
             port,
@@ -107,6 +109,7 @@ export function registerServe(program: Command): void {
           ]);
           await untilStopped();
           await api.close();
+          await tracing.shutdown();
         });
         return undefined;
       }),

@@ -39,6 +39,14 @@ export const BACKENDS: { readonly [K in StoreKind]: Backend<K> } = {
     packages: ["@artifact-kit/gcs", "@google-cloud/storage"],
     opener: () => import("./open-gcs.js"),
   },
+  s3: {
+    packages: ["@artifact-kit/s3", "@aws-sdk/client-s3"],
+    opener: () => import("./open-s3.js"),
+  },
+  postgres: {
+    packages: ["@artifact-kit/postgres", "pg"],
+    opener: () => import("./open-postgres.js"),
+  },
 };
 
 /**

@@ -41,5 +41,9 @@ export async function openStore(
       return (await BACKENDS.memory.opener()).open(location, modules, context);
     case "gcs":
       return (await BACKENDS.gcs.opener()).open(location, modules, context);
+    case "s3":
+      return (await BACKENDS.s3.opener()).open(location, modules, context);
+    case "postgres":
+      return (await BACKENDS.postgres.opener()).open(location, modules, context);
   }
 }

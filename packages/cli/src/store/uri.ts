@@ -17,6 +17,13 @@ export type StoreLocation = (
   | { readonly kind: "fs"; readonly root: string }
   | { readonly kind: "memory" }
   | { readonly kind: "gcs"; readonly bucket: string; readonly prefix: string }
+  | { readonly kind: "s3"; readonly bucket: string; readonly prefix: string }
+  | {
+      readonly kind: "postgres";
+      /** The URI without the CLI's own parameters (schema and bounds), for pg. */
+      readonly connectionString: string;
+      readonly schema: string | undefined;
+    }
 ) & { readonly bounds?: StoreBounds };
 
 export type StoreKind = StoreLocation["kind"];
@@ -24,7 +31,7 @@ export type StoreKind = StoreLocation["kind"];
 export const DEFAULT_STORE = "fs:./.artifacts";
 
 export const STORE_URI_FORMS =
-  "fs:PATH, file:///PATH, memory:, memory://, gs://BUCKET/PREFIX or gcs://BUCKET/PREFIX";
+  "fs:PATH, file:///PATH, memory:, memory://, gs://BUCKET/PREFIX, gcs://BUCKET/PREFIX, s3://BUCKET/PREFIX or postgres://USER@HOST:PORT/DATABASE?schema=SCHEMA";
 
 /**
  * Parses a store URI. `fs:PATH` is a plain path (relative to `cwd`, taken literally, `?`
@@ -40,6 +47,7 @@ export function parseStoreUri(uri: string, cwd = process.cwd()): StoreLocation {
     return { kind: "fs", root: resolve(cwd, path) };
   }
   const url = parseUrl(uri);
+  if (url.protocol === "postgres:" || url.protocol === "postgresql:") return postgresLocation(url);
   const bounds = boundsOf(url.searchParams);
   const withBounds = Object.keys(bounds).length === 0 ? {} : { bounds };
   if (url.hash !== "") throw invalidArgument("store", "a store URI has no #fragment");
@@ -54,6 +62,8 @@ export function parseStoreUri(uri: string, cwd = process.cwd()): StoreLocation {
     case "gs:":
     case "gcs:":
       return { kind: "gcs", ...bucketAndPrefix(url), ...withBounds };
+    case "s3:":
+      return { kind: "s3", ...bucketAndPrefix(url), ...withBounds };
     default:
       throw unknownUri(uri);
   }
@@ -85,10 +95,39 @@ function fileRoot(url: URL): string {
 function bucketAndPrefix(url: URL): { bucket: string; prefix: string } {
   const bucket = url.host;
   if (bucket === "" || url.username !== "" || url.port !== "") {
-    throw invalidArgument("store", `${url.protocol}// needs a bucket: gs://BUCKET/PREFIX`);
+    throw invalidArgument(
+      "store",
+      `${url.protocol}// needs a bucket: ${url.protocol}//BUCKET/PREFIX`,
+    );
   }
   const prefix = decodeURIComponent(url.pathname).replace(/^\/+/, "").replace(/\/+$/, "");
   return { bucket, prefix };
+}
+
+/**
+ * A PostgreSQL URI as pg takes it, less the CLI's own parameters: `schema` and the bounds.
+ * Every other parameter (sslmode, ...) is pg's, and stays.
+ */
+function postgresLocation(url: URL): StoreLocation {
+  const own = new URLSearchParams();
+  const theirs = new URLSearchParams();
+  for (const [key, value] of url.searchParams) {
+    (key === "schema" || STORE_BOUND_NAMES.some((name) => name === key) ? own : theirs).append(
+      key,
+      value,
+    );
+  }
+  const schema = own.get("schema") ?? undefined;
+  own.delete("schema");
+  const bounds = boundsOf(own);
+  const connection = new URL(url.href);
+  connection.search = theirs.toString();
+  return {
+    kind: "postgres",
+    connectionString: connection.href,
+    schema,
+    ...(Object.keys(bounds).length === 0 ? {} : { bounds }),
+  };
 }
 
 function boundsOf(params: URLSearchParams): StoreBounds {

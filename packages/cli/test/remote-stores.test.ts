@@ -1,0 +1,56 @@
+import { randomUUID } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { describe, expect, it } from "vitest";
+import { cli, cliJson, withTempDir } from "./support/cli.js";
+import { databaseUrl, s3Endpoint } from "./support/servers.js";
+
+// The CLI spawned against the servers the postgres and s3 packages' global setups started.
+
+/** put, ls, get and a not_found that names the store without its password. */
+async function roundTrip(store: string[], env: NodeJS.ProcessEnv, hidden?: string) {
+  const scope = ["--app", "agent", "--user", "u1"];
+  await withTempDir(async (cwd) => {
+    const file = join(cwd, "note.txt");
+    await writeFile(file, "hello");
+    const put = await cliJson(["put", "notes/a.txt", file, ...store, ...scope], { cwd, env });
+    expect(put).toMatchObject({ code: 0, body: { version: 1, size: 5 } });
+    const names = await cliJson<{ items: string[] }>(["ls", ...store, ...scope], { cwd, env });
+    expect(names.body.items).toEqual(["notes/a.txt"]);
+    const got = await cli(["get", "notes/a.txt", "-o", "-", ...store, ...scope], { cwd, env });
+    expect([got.code, got.stdout]).toEqual([0, "hello"]);
+    const missing = await cli(["info", "notes/none.txt", ...store, ...scope], { cwd, env });
+    expect(missing.code).toBe(3);
+    if (hidden !== undefined) expect(missing.stderr).not.toContain(hidden);
+  });
+}
+
+describe("artifact-kit on postgres:// and s3:// stores", () => {
+  it("puts, lists and gets through a postgres:// store in its own schema", async () => {
+    const url = new URL(databaseUrl());
+    url.searchParams.set("schema", `cli_${randomUUID().replaceAll("-", "")}`);
+    url.password = "not-printed";
+    await roundTrip(["--store", url.href], process.env, "not-printed");
+  });
+
+  it("puts, lists and gets through an s3:// store, the endpoint from the SDK's environment", async () => {
+    const endpoint = s3Endpoint();
+    const bucket = `cli-${randomUUID()}`;
+    const env = {
+      ...process.env,
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "test",
+      AWS_SECRET_ACCESS_KEY: "test",
+    };
+    const client = new S3Client({
+      endpoint,
+      region: "us-east-1",
+      forcePathStyle: true,
+      credentials: { accessKeyId: "test", secretAccessKey: "test" },
+    });
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    await roundTrip(["--store", `s3://${bucket}/team`], env);
+  });
+});

@@ -1,0 +1,14 @@
+import { inject } from "vitest";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    s3Endpoint: string;
+  }
+}
+
+/** The PostgreSQL server the postgres package's global setup started (or found). */
+export const databaseUrl = (): string => inject("databaseUrl");
+
+/** The S3-compatible server (moto) the s3 package's global setup started (or found). */
+export const s3Endpoint = (): string => inject("s3Endpoint");
