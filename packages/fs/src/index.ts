@@ -5,4 +5,5 @@ export {
 } from "./config.js";
 export { type ArtifactPaths, fsArtifactPaths } from "./layout.js";
 export type { RepairOptions, RepairReport } from "./repair.js";
-export { FsArtifactService, MAX_METADATA_FILE_BYTES } from "./service.js";
+export { FsArtifactService } from "./service.js";
+export { MAX_METADATA_FILE_BYTES } from "./version-files.js";

@@ -2,7 +2,10 @@ import { constants, type Dirent } from "node:fs";
 import { type FileHandle, lstat, open, opendir, readdir, unlink } from "node:fs/promises";
 import { TRANSFER_BLOCK_BYTES } from "@artifact-kit/core";
 
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
+// O_NONBLOCK: opening a FIFO (or a device) planted in place of a store file must not wait for
+// a writer, which would hold one of libuv's few pool threads for good; the caller then
+// refuses whatever is not a regular file. Reads of regular files ignore the flag.
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
 export function errorCode(error: unknown): string | undefined {
@@ -129,6 +132,15 @@ export async function removeIfPresent(path: string): Promise<boolean> {
     if (isMissing(error)) return false;
     throw error;
   }
+}
+
+/**
+ * Unlinks an unpublished payload if it can: one that cannot be removed (something other than
+ * a file planted in its place, an I/O error) stays for repair, which reports it. The caller
+ * has already unpublished the version, which is what counts.
+ */
+export async function removeIfPossible(path: string): Promise<void> {
+  await unlink(path).catch(() => {});
 }
 
 /** Best-effort cleanup of a file this request created; never throws. */

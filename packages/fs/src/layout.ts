@@ -15,12 +15,15 @@ import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 //       names/<nd>/<v>.r          version reservation (O_EXCL), never removed
 //       names/<nd>/<v>.d          payload, renamed into place
 //       names/<nd>/<v>.m          metadata, renamed into place: the publication point
+//       keys/<nd>/<kd>.json       idempotency key binding (the version's whole metadata
+//                                 record), kd = sha256(key); linked to <v>.m to publish
 
 export const STAGING_DIR = "staging";
 export const SCOPES_DIR = "scopes";
 export const SCOPE_CLAIMS_DIR = "scope-claims";
 export const NAMES_DIR = "names";
 export const NAME_CLAIMS_DIR = "name-claims";
+export const KEYS_DIR = "keys";
 
 export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 export const SLOT_PATTERN = /^([0-9a-f]{64})\.json$/;
@@ -43,6 +46,7 @@ export interface ScopePaths {
   readonly staging: string;
   readonly nameClaims: string;
   readonly names: string;
+  readonly keys: string;
 }
 
 export interface NamePaths {
@@ -69,6 +73,7 @@ export function scopePaths(rootDirs: RootPaths, digest: string): ScopePaths {
     staging: join(dir, STAGING_DIR),
     nameClaims: join(dir, NAME_CLAIMS_DIR),
     names: join(dir, NAMES_DIR),
+    keys: join(dir, KEYS_DIR),
   };
 }
 
@@ -79,6 +84,16 @@ export function namePaths(scopeDirs: ScopePaths, name: string): NamePaths {
     slot: join(scopeDirs.names, `${digest}.json`),
     dir: join(scopeDirs.names, digest),
   };
+}
+
+/** The directory of one name's idempotency key bindings. */
+export function keysDir(scopeDirs: ScopePaths, nameDigest: string): string {
+  return join(scopeDirs.keys, nameDigest);
+}
+
+/** The binding file of one idempotency key of one name. */
+export function keyFile(scopeDirs: ScopePaths, nameDigest: string, key: string): string {
+  return join(keysDir(scopeDirs, nameDigest), `${sha256Hex(key)}.json`);
 }
 
 export function versionFile(nameDir: string, version: number, kind: VersionFileKind): string {

@@ -1,13 +1,19 @@
 import { lstat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { isArtifactError } from "@artifact-kit/core";
 import { isMissing, removeIfPresent, scanDirectory } from "./io.js";
+import { finishBinding } from "./keys.js";
 import {
   DIGEST_PATTERN,
+  keysDir,
   type RootPaths,
+  SLOT_PATTERN,
   scopePaths,
   VERSION_FILE_PATTERN,
   versionFile,
 } from "./layout.js";
+import { parseFormatRecord, readSmallFile } from "./records.js";
+import { MAX_METADATA_FILE_BYTES } from "./version-files.js";
 
 export interface RepairOptions {
   /** Most files one call removes (default maxScanEntries); call again while `complete` is false. */
@@ -23,10 +29,35 @@ export interface RepairReport {
   readonly removed: number;
   /** Version reservations seen and kept (they hold the version high-water). */
   readonly reservationsPreserved: number;
+  /**
+   * Versions whose idempotency key was bound but whose publication was cut short (a crash):
+   * published, as the next retry with that key would have done.
+   */
+  readonly finished: number;
   /** Published metadata whose data file is missing: reported, never erased. */
   readonly corrupt: number;
+  /**
+   * Leftovers repair could not remove (paths relative to the root), for example a directory
+   * where a payload should be: reported, and the walk goes on. At most `limit` are listed.
+   */
+  readonly unremovable: readonly string[];
   /** False when `limit` or a directory larger than maxScanEntries cut the walk short. */
   readonly complete: boolean;
+}
+
+/** The version an idempotency key binding names; undefined when the binding is unreadable. */
+async function boundVersion(path: string): Promise<number | undefined> {
+  try {
+    const bytes = await readSmallFile(path, MAX_METADATA_FILE_BYTES, "the binding", {});
+    const record = bytes && parseFormatRecord(bytes, "the binding", {});
+    const version = record?.version;
+    return typeof version === "number" && Number.isSafeInteger(version) && version > 0
+      ? version
+      : undefined;
+  } catch (error) {
+    if (isArtifactError(error, "corrupt_artifact")) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -39,7 +70,15 @@ export async function repairTree(
   options: { maxScanEntries: number; limit: number; minAgeMs: number },
 ): Promise<RepairReport> {
   const { maxScanEntries: max, limit, minAgeMs } = options;
-  const report = { scanned: 0, removed: 0, reservationsPreserved: 0, corrupt: 0, complete: true };
+  const report = {
+    scanned: 0,
+    removed: 0,
+    reservationsPreserved: 0,
+    finished: 0,
+    corrupt: 0,
+    unremovable: [] as string[],
+    complete: true,
+  };
   const now = Date.now();
 
   const scan = async (dir: string) => {
@@ -57,11 +96,16 @@ export async function repairTree(
       if (isMissing(error)) return true;
       throw error;
     }
-    if (report.removed >= limit) {
+    if (report.removed + report.unremovable.length >= limit) {
       report.complete = false;
       return false;
     }
-    if (await removeIfPresent(path)) report.removed += 1;
+    try {
+      if (await removeIfPresent(path)) report.removed += 1;
+    } catch {
+      // Not ours to force (rm -r of a planted directory could take anything with it).
+      report.unremovable.push(relative(dirs.root, path));
+    }
     return true;
   };
 
@@ -72,7 +116,20 @@ export async function repairTree(
     return true;
   };
 
-  const sweepVersions = async (dir: string): Promise<boolean> => {
+  /** Bindings of the name's idempotency keys, by the version each binds. */
+  const bindings = async (keys: string): Promise<Map<number, string>> => {
+    const byVersion = new Map<number, string>();
+    for (const entry of await scan(keys)) {
+      if (!entry.isFile() || !SLOT_PATTERN.test(entry.name)) continue;
+      const path = join(keys, entry.name);
+      const version = await boundVersion(path);
+      if (version === undefined) report.corrupt += 1;
+      else byVersion.set(version, path);
+    }
+    return byVersion;
+  };
+
+  const sweepVersions = async (dir: string, keys: string): Promise<boolean> => {
     const kinds = new Map<number, Set<string>>();
     for (const entry of await scan(dir)) {
       const match = VERSION_FILE_PATTERN.exec(entry.name);
@@ -82,11 +139,18 @@ export async function repairTree(
       present.add(match[2] as string);
       kinds.set(version, present);
     }
+    const orphaned = (present: Set<string>) => present.has("d") && !present.has("m");
+    const bound = [...kinds.values()].some(orphaned) ? await bindings(keys) : new Map();
     for (const [version, present] of kinds) {
       if (present.has("r")) report.reservationsPreserved += 1;
       if (present.has("m") && !present.has("d")) report.corrupt += 1;
-      if (present.has("d") && !present.has("m")) {
-        if (!(await removeOld(versionFile(dir, version, "d")))) return false;
+      if (!orphaned(present)) continue;
+      const binding = bound.get(version);
+      if (binding !== undefined) {
+        // The address only locates the version's files; the binding is not decoded again.
+        if ((await finishBinding(binding, { dir, version })) === "published") report.finished += 1;
+      } else if (!(await removeOld(versionFile(dir, version, "d")))) {
+        return false;
       }
     }
     return true;
@@ -100,7 +164,8 @@ export async function repairTree(
     const scope = scopePaths(dirs, scopeEntry.name);
     if (!(await sweepStaging(scope.staging))) return report;
     for (const nameEntry of (await scan(scope.names)).filter(isDigestDir)) {
-      if (!(await sweepVersions(join(scope.names, nameEntry.name)))) return report;
+      const keys = keysDir(scope, nameEntry.name);
+      if (!(await sweepVersions(join(scope.names, nameEntry.name), keys))) return report;
     }
   }
   return report;

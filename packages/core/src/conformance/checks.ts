@@ -7,6 +7,7 @@ import { idempotencyLaws } from "./checks/idempotency.js";
 import { basicLaws } from "./checks/laws.js";
 import { lifecycleLaws } from "./checks/lifecycle.js";
 import { modelLaws } from "./checks/model.js";
+import { prefixLaws } from "./checks/prefix.js";
 import { raceLaws } from "./checks/races.js";
 import { scopeLaws } from "./checks/scopes.js";
 import { stateLaws } from "./checks/state.js";
@@ -25,6 +26,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...idempotencyLaws,
   ...scopeLaws,
   ...cursorLaws,
+  ...prefixLaws,
   ...validationLaws,
   ...basicLaws,
   ...boundLaws,

@@ -15,6 +15,7 @@ export async function readAllNames(
   service: ArtifactService,
   scope: Scope,
   limit?: number,
+  prefix?: string,
 ): Promise<string[]> {
   const names: string[] = [];
   let cursor: string | undefined;
@@ -22,6 +23,7 @@ export async function readAllNames(
     const page = await service.listNames(scope, {
       ...(limit === undefined ? {} : { limit }),
       ...(cursor === undefined ? {} : { cursor }),
+      ...(prefix === undefined ? {} : { prefix }),
     });
     expectTrue(sameScope(page.scope, scope), `listNames returned a page for another scope`);
     if (limit !== undefined) {

@@ -1,0 +1,68 @@
+import fc from "fast-check";
+import { compareUtf8 } from "../../order.js";
+import { freshScope, nameArb } from "../arbitraries.js";
+import { check, type LawContext } from "../check.js";
+import { expectEqual } from "../expect.js";
+import { readAllNames } from "../observe.js";
+
+// A name prefix narrows a listing and changes nothing else: the names with it, in the same
+// UTF-8 order, with the same exclusive cursors and page sizes.
+
+/** The first `length` code points of `name` (at least one): a prefix some name has. */
+function prefixOf(name: string, length: number): string {
+  const codePoints = [...name];
+  return codePoints.slice(0, 1 + (length % codePoints.length)).join("");
+}
+
+/** listNames with a prefix equals the full listing filtered by the prefix, under every cursor. */
+async function prefixListingIsTheFilteredListing({ service, property }: LawContext) {
+  await property(
+    [
+      fc.uniqueArray(nameArb, { minLength: 1, maxLength: 12 }),
+      fc.nat(),
+      fc.nat(),
+      fc.integer({ min: 1, max: 4 }),
+    ],
+    async (names, which, length, limit) => {
+      const scope = freshScope("prefix");
+      for (const name of names) await service.put(scope, name, new Uint8Array([1]));
+      const all = [...names].sort(compareUtf8);
+      const taken = prefixOf(names[which % names.length] as string, length);
+      // One prefix some names have, and one no name has (nothing sorts above U+10FFFF).
+      for (const prefix of [taken, `${taken}\u{10FFFF}`]) {
+        const expected = all.filter((name) => name.startsWith(prefix));
+        expectEqual(
+          await readAllNames(service, scope, limit, prefix),
+          expected,
+          `every page of listNames with prefix ${JSON.stringify(prefix)}, limit ${limit}`,
+        );
+        // Every cursor: each name (with or without the prefix), and one before them all.
+        for (const cursor of ["", ...all]) {
+          const page = await service.listNames(scope, {
+            prefix,
+            limit,
+            ...(cursor === "" ? {} : { cursor }),
+          });
+          const after = expected.filter((name) => cursor === "" || compareUtf8(name, cursor) > 0);
+          expectEqual(
+            { items: [...page.items], nextCursor: page.nextCursor },
+            {
+              items: after.slice(0, limit),
+              nextCursor: after.length > limit ? after[limit - 1] : undefined,
+            },
+            `the page of listNames with prefix ${JSON.stringify(prefix)} after cursor ${JSON.stringify(cursor)}, limit ${limit}`,
+          );
+        }
+      }
+    },
+    { scale: 0.3, min: 5 },
+  );
+}
+
+export const prefixLaws = [
+  check(
+    "prefix",
+    "listNames with a prefix equals the full listing filtered by the prefix, under every cursor",
+    prefixListingIsTheFilteredListing,
+  ),
+];

@@ -1,0 +1,146 @@
+import { link, mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import {
+  type ArtifactMeta,
+  corruptArtifact,
+  type Deadline,
+  type IdempotentPayload,
+  idempotentVersionDeleted,
+  replayIdempotentPut,
+} from "@artifact-kit/core";
+import type { FsConfig } from "./config.js";
+import { isTaken, pathExists, removeIfPresent, syncDirectory } from "./io.js";
+import { versionFile } from "./layout.js";
+import { readSmallFile } from "./records.js";
+import {
+  decodeMeta,
+  MAX_METADATA_FILE_BYTES,
+  readMeta,
+  type VersionAddress,
+} from "./version-files.js";
+
+// Idempotency keys. A keyed put stages its whole metadata record, places its data at <v>.d,
+// and then binds the key by linking the record to keys/<nd>/<kd>.json: link() is exclusive
+// and atomic, so one put per key wins, across processes, and the binding is never partial.
+// The binding is the keyed put's commit point. Publishing is then one more link, of the
+// binding itself to <v>.m. Whoever finds a binding whose <v>.m is missing but whose <v>.d is
+// there (the binder crashed or is still on its way) finishes it with that same link, so a key
+// is never bound to nothing visible for longer than the next retry or repair.
+
+/** A keyed put's request, as far as a replay compares it. */
+export interface KeyedPut {
+  readonly key: string;
+  readonly payload: IdempotentPayload;
+}
+
+/** What linking a binding to a version's metadata found. */
+export type FinishOutcome = "published" | "deleted";
+
+/**
+ * Publishes the version a binding names, by linking the binding to `<v>.m`, unless it is
+ * already published or its data is gone (deleted). A delete running at the same time removes
+ * `<v>.m`, `<v>.d`, then `<v>.m` again: a link that lands after that finds the data gone on its
+ * second look and takes itself back, so a deleted version never comes back.
+ */
+export async function finishBinding(
+  binding: string,
+  at: Pick<VersionAddress, "dir" | "version">,
+): Promise<FinishOutcome> {
+  const data = versionFile(at.dir, at.version, "d");
+  const meta = versionFile(at.dir, at.version, "m");
+  if (!(await pathExists(data))) return "deleted";
+  try {
+    await link(binding, meta);
+  } catch (error) {
+    if (isTaken(error)) return "published";
+    throw error;
+  }
+  await syncDirectory(at.dir);
+  if (!(await pathExists(data))) {
+    await removeIfPresent(meta);
+    return "deleted";
+  }
+  return "published";
+}
+
+/**
+ * The idempotency key bindings of a store: looking one up, creating one, and answering a put
+ * whose key is already bound.
+ */
+export class KeyBindings {
+  readonly #config: FsConfig;
+  /** Key directories this instance has created (or found) and made durable. */
+  readonly #prepared = new Set<string>();
+
+  constructor(config: FsConfig) {
+    this.#config = config;
+  }
+
+  /** The record a binding holds, checked to be this key's; undefined when the key is unbound. */
+  async read(
+    binding: string,
+    at: Omit<VersionAddress, "version">,
+    key: string,
+  ): Promise<ArtifactMeta | undefined> {
+    const detail = { kind: "idempotencyKey" };
+    const bytes = await readSmallFile(
+      binding,
+      MAX_METADATA_FILE_BYTES,
+      "the idempotency key binding",
+      detail,
+    );
+    if (bytes === undefined) return undefined;
+    const record = decodeMeta(bytes, at, "the idempotency key binding");
+    if (record.idempotencyKey !== key) {
+      throw corruptArtifact("the idempotency key binding names another key", {
+        version: record.version,
+      });
+    }
+    return record;
+  }
+
+  /**
+   * Binds the key to the version whose record is staged at `record` (complete and fsynced);
+   * false when another put has bound it first.
+   */
+  async bind(record: string, binding: string): Promise<boolean> {
+    await this.#prepare(dirname(binding));
+    try {
+      await link(record, binding);
+    } catch (error) {
+      if (isTaken(error)) return false;
+      throw error;
+    }
+    await syncDirectory(dirname(binding));
+    return true;
+  }
+
+  /**
+   * The answer to a put whose key is bound to `bound`: the version's record when the payload
+   * is the same (finishing its publication if its binder did not), invalid_argument when it
+   * differs, not_found when the version has been deleted. Writes nothing but that finishing.
+   */
+  async replay(
+    binding: string,
+    bound: ArtifactMeta,
+    at: VersionAddress,
+    put: KeyedPut,
+    deadline: Deadline,
+  ): Promise<ArtifactMeta> {
+    replayIdempotentPut(bound, put.payload);
+    const published = await readMeta(at);
+    if (published) return replayIdempotentPut(published, put.payload);
+    deadline.check();
+    if ((await finishBinding(binding, at)) === "deleted") idempotentVersionDeleted(at.version);
+    return bound;
+  }
+
+  /** Creates keys/<nd>/ once per instance, with fsyncs that make both levels durable. */
+  async #prepare(dir: string): Promise<void> {
+    if (this.#prepared.has(dir)) return;
+    await mkdir(dir, { mode: this.#config.dirMode, recursive: true });
+    await syncDirectory(dirname(dirname(dir)));
+    await syncDirectory(dirname(dir));
+    this.#prepared.add(dir);
+  }
+}

@@ -1,0 +1,91 @@
+import type { FileHandle } from "node:fs/promises";
+import { type ArtifactErrorDetail, corruptArtifact } from "@artifact-kit/core";
+import { openForRead, readExactly, readStoreDirectory, releaseInBackground } from "./io.js";
+
+// Checked reads of the store's own files and directories: every surprise (a foreign file
+// type, an oversized record, bytes that are not UTF-8 JSON) is corrupt_artifact.
+
+/** On-disk format of slot, metadata and idempotency key files. */
+export const FORMAT = 1;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Parses a whole small file as UTF-8 JSON, or throws corrupt_artifact. */
+export function parseJsonFile(bytes: Buffer, what: string, detail: ArtifactErrorDetail): unknown {
+  try {
+    return JSON.parse(utf8.decode(bytes));
+  } catch (error) {
+    throw corruptArtifact(`${what} is not UTF-8 JSON`, detail, error);
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Parses a small file holding one JSON record of the store's format, or throws corrupt_artifact. */
+export function parseFormatRecord(
+  bytes: Buffer,
+  what: string,
+  detail: ArtifactErrorDetail,
+): Record<string, unknown> {
+  const record = parseJsonFile(bytes, what, detail);
+  if (!isRecord(record) || record.format !== FORMAT) {
+    throw corruptArtifact(`${what} has an unknown format`, detail);
+  }
+  return record;
+}
+
+/** Opens a regular file without following links, with its size; undefined if absent. */
+export async function openChecked(
+  path: string,
+  what: string,
+  detail: ArtifactErrorDetail,
+): Promise<{ handle: FileHandle; size: number } | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await openForRead(path);
+  } catch (error) {
+    throw corruptArtifact(`${what} cannot be opened as a regular file`, detail, error);
+  }
+  if (!handle) return undefined;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw corruptArtifact(`${what} is not a regular file`, detail);
+    return { handle, size: stats.size };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Reads a whole file after checking its size; undefined if absent. */
+export async function readSmallFile(
+  path: string,
+  maxBytes: number,
+  what: string,
+  detail: ArtifactErrorDetail,
+): Promise<Buffer | undefined> {
+  const opened = await openChecked(path, what, detail);
+  if (!opened) return undefined;
+  const { handle, size } = opened;
+  try {
+    if (size > maxBytes) throw corruptArtifact(`${what} is larger than ${maxBytes} bytes`, detail);
+    const bytes = await readExactly(handle, size);
+    if (!bytes) throw corruptArtifact(`${what} shrank while it was read`, detail);
+    return bytes;
+  } finally {
+    releaseInBackground(handle);
+  }
+}
+
+/** Reads a protocol directory; more than maxScanEntries entries means foreign files. */
+export async function scanStoreDirectory(dir: string, maxScanEntries: number): Promise<string[]> {
+  const { names, truncated } = await readStoreDirectory(dir, maxScanEntries);
+  if (truncated) {
+    throw corruptArtifact(`a store directory holds more than maxScanEntries entries`, {
+      maxScanEntries,
+    });
+  }
+  return names;
+}
