@@ -45,21 +45,12 @@ export async function fsSubject(
   };
 }
 
-/**
- * Laws the fs adapter does not hold yet, reported as skipped with the reason (remove an
- * entry once the gap is closed).
- */
-export const FS_KNOWN_GAPS: Readonly<Record<string, string>> = Object.freeze({
-  idempotency: "the fs adapter does not honour idempotency keys yet",
-});
-
 /** The conformance kit's subjects for the fs adapter (or a class built like it). */
 export function fsSubjects(
   Service: FsServiceClass = FsArtifactService,
-): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded" | "knownGaps"> {
+): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded"> {
   return {
     create: () => fsSubject({}, Service),
     createBounded: () => fsSubject({ ...SMALL_FS_BOUNDS }, Service),
-    knownGaps: FS_KNOWN_GAPS,
   };
 }

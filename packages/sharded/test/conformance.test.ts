@@ -1,7 +1,6 @@
 import { type ArtifactMeta, type ArtifactService, scopeDigest } from "@artifact-kit/core";
 import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
 import { fsArtifactPaths } from "@artifact-kit/fs";
-import { FS_KNOWN_GAPS } from "@artifact-kit/fs/testing";
 import type { MemoryArtifactServiceOptions } from "@artifact-kit/memory";
 import {
   createArtifactRuntime,
@@ -82,6 +81,5 @@ describeArtifactService("sharded (durable_local, fs)", {
   // Small item, page and list limits; the fs ceilings stay large, since per shard the
   // scope ceiling bounds one worker, not the router (see the README).
   createBounded: durableSubject({ maxArtifactBytes: 4096, maxPageLimit: 3, legacyListLimit: 4 }),
-  knownGaps: FS_KNOWN_GAPS,
   numRuns: 25,
 });
