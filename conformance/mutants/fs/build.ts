@@ -9,11 +9,11 @@ const source = join(here, "../../../packages/fs/src");
 /** Git-ignored: rebuilt from the adapter's current source on every run. */
 const builds = join(here, ".build");
 
-function applyPatch(text: string, patch: SourcePatch, slug: string): string {
+function applyPatch(text: string, patch: SourcePatch, slug: string, file: string): string {
   const count = text.split(patch.find).length - 1;
   if (count === 0 || (!patch.all && count !== 1)) {
     throw new Error(
-      `fs mutant ${slug}: expected ${patch.all ? "some" : "exactly one"} ${JSON.stringify(patch.find)} in service.ts, found ${count}; update conformance/mutants/fs/patches.ts`,
+      `fs mutant ${slug}: expected ${patch.all ? "some" : "exactly one"} ${JSON.stringify(patch.find)} in ${file}, found ${count}; update conformance/mutants/fs/patches.ts`,
     );
   }
   return text.split(patch.find).join(patch.replace);
@@ -25,8 +25,8 @@ export async function buildFsMutant(spec: FsMutantSpec): Promise<typeof FsArtifa
   await mkdir(target, { recursive: true });
   for (const file of await readdir(source)) {
     let text = await readFile(join(source, file), "utf8");
-    if (file === "service.ts") {
-      for (const patch of spec.patches) text = applyPatch(text, patch, spec.slug);
+    for (const patch of spec.patches) {
+      if ((patch.file ?? "service.ts") === file) text = applyPatch(text, patch, spec.slug, file);
     }
     await writeFile(join(target, file), text);
   }

@@ -1,9 +1,11 @@
-// Patched copies of the real fs adapter: each replaces exact source text in
-// packages/fs/src/service.ts. A patch whose text is no longer there fails the build of the
+// Patched copies of the real fs adapter: each replaces exact source text in a file of
+// packages/fs/src (service.ts unless a patch names another). A patch whose text is no longer there fails the build of the
 // copy loudly, so the mutants follow the adapter as it changes.
 
 export interface SourcePatch {
-  /** Exact text in service.ts. */
+  /** The file under packages/fs/src (default service.ts). */
+  file?: string;
+  /** Exact text in that file. */
   find: string;
   replace: string;
   /** Replace every occurrence (default: the text must occur exactly once). */
@@ -33,9 +35,9 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     bug: 'delete("all") removes the reservations and forgets the counter: versions are reused',
     patches: [
       {
-        find: 'for (const version of versions) await removeIfPresent(versionFile(dir, version, "d"));',
+        find: 'for (const version of versions) await removeIfPossible(versionFile(dir, version, "d"));',
         replace:
-          'for (const version of versions) {\n          await removeIfPresent(versionFile(dir, version, "d"));\n          await removeIfPresent(versionFile(dir, version, "r"));\n        }\n        this.#counters.clear();',
+          'for (const version of versions) {\n          await removeIfPossible(versionFile(dir, version, "d"));\n          await removeIfPresent(versionFile(dir, version, "r"));\n        }\n        this.#allocator.clear();',
       },
     ],
   },
@@ -53,7 +55,11 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     slug: "versions-string-order",
     bug: "orders versions as strings (10 before 9): latest and listings go wrong past version 9",
     patches: [
-      { find: "return versions.sort(compareNumbers);", replace: "return versions.sort();" },
+      {
+        file: "version-files.ts",
+        find: "return versions.sort(compareNumbers);",
+        replace: "return versions.sort();",
+      },
     ],
   },
   {
@@ -61,9 +67,9 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     bug: "treats the name cursor as inclusive",
     patches: [
       {
-        find: ": indexAfter(sorted, request.cursor, (item) => item, compareUtf8);",
-        replace:
-          ": Math.max(0, sorted.findIndex((item) => compareUtf8(item, request.cursor as string) >= 0));",
+        file: "listing.ts",
+        find: ": indexAfter(sorted, start.from, identity, compareUtf8);",
+        replace: ": indexFrom(sorted, start.from, identity, compareUtf8);",
       },
     ],
   },
@@ -80,7 +86,13 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
   {
     slug: "created-at-on-read",
     bug: "stamps createdAt with the time of each read",
-    patches: [{ find: "createdAt: meta.createdAt,", replace: "createdAt: Date.now()," }],
+    patches: [
+      {
+        file: "version-files.ts",
+        find: "createdAt: meta.createdAt,",
+        replace: "createdAt: Date.now(),",
+      },
+    ],
   },
   {
     slug: "uncopied-put-buffer",
@@ -99,6 +111,13 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     patches: [
       { find: "scopeDigest(", replace: "joinedScopeDigest(", all: true },
       {
+        file: "slots.ts",
+        find: "const digest = scopeDigest(scope);",
+        replace:
+          'const digest = scopeDigest({ kind: "app", app: Object.values(scope).slice(1).join("/") } as Scope);',
+      },
+      {
+        file: "slots.ts",
         find: "if (sameScope(validateScope(slot.scope), scope)) return true;",
         replace: "if (validateScope(slot.scope)) return true;",
       },
