@@ -34,6 +34,18 @@ describe("artifact-kit on postgres:// and s3:// stores", () => {
     await roundTrip(["--store", url.href], process.env, "not-printed");
   });
 
+  it("runs the demo on postgres without printing the password", async () => {
+    const url = new URL(databaseUrl());
+    url.searchParams.set("schema", `demo_${randomUUID().replaceAll("-", "")}`);
+    url.password = "not-printed";
+    await withTempDir(async (cwd) => {
+      const demo = await cli(["demo", "--store", url.href], { cwd });
+      expect(demo.code).toBe(0);
+      expect(demo.stdout).toContain("artifact-kit demo");
+      expect(demo.stdout + demo.stderr).not.toContain("not-printed");
+    });
+  });
+
   it("puts, lists and gets through an s3:// store, the endpoint from the SDK's environment", async () => {
     const endpoint = s3Endpoint();
     const bucket = `cli-${randomUUID()}`;

@@ -10,6 +10,8 @@ export class Deadline {
   /** Milliseconds since the epoch, or undefined for no time limit. */
   readonly expiresAt: number | undefined;
   readonly signal: AbortSignal | undefined;
+  /** Set when a timer signal made by toSignal() has fired (see there). */
+  #timerFired = false;
 
   private constructor(expiresAt: number | undefined, signal: AbortSignal | undefined) {
     this.expiresAt = expiresAt;
@@ -59,7 +61,7 @@ export class Deadline {
       }
       return new ArtifactError("aborted", "the request was aborted", { cause: reason });
     }
-    if (this.expiresAt !== undefined && now >= this.expiresAt) {
+    if (this.#timerFired || (this.expiresAt !== undefined && now >= this.expiresAt)) {
       return new ArtifactError("timeout", "the request's deadline passed");
     }
     return undefined;
@@ -87,6 +89,15 @@ export class Deadline {
   toSignal(now = Date.now()): AbortSignal | undefined {
     const remaining = this.remainingMs(now);
     const timer = remaining === undefined ? undefined : AbortSignal.timeout(Math.max(1, remaining));
+    // Timers run on the event loop's clock, which may fire a moment before Date.now() reaches
+    // the deadline: once this timer has fired, the request has timed out, whatever the clock.
+    timer?.addEventListener(
+      "abort",
+      () => {
+        this.#timerFired = true;
+      },
+      { once: true },
+    );
     if (timer && this.signal) return AbortSignal.any([this.signal, timer]);
     return timer ?? this.signal;
   }

@@ -27,6 +27,14 @@ describe("Deadline", () => {
     expect(() => Deadline.start({ signal: {} })).toThrow(ArtifactError);
   });
 
+  it("counts as timed out once its signal has fired, even if the clock reads a moment before", async () => {
+    const deadline = Deadline.start({ timeoutMs: 5 });
+    const signal = deadline.toSignal();
+    await new Promise((resolve) => signal?.addEventListener("abort", resolve, { once: true }));
+    const justBefore = (deadline.expiresAt as number) - 1;
+    expect(deadline.failure(justBefore)?.code).toBe("timeout");
+  });
+
   it("gives backends a signal that fires at the deadline", async () => {
     const signal = Deadline.start({ timeoutMs: 5 }).toSignal();
     await new Promise((resolve) => setTimeout(resolve, 30));

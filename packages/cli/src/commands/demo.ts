@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { withStore } from "../globals.js";
+import { describeStore, storeLocation, withStore } from "../globals.js";
 import { action, emit } from "../output.js";
 import { walkthrough } from "../walkthrough.js";
 
@@ -12,6 +12,8 @@ export function registerDemo(program: Command): void {
     .action(
       action(async (options) => {
         const session = new Date().toISOString();
+        // As the user can find it, and never with a password.
+        const store = describeStore(storeLocation(options));
         const steps: string[] = [];
         // Human output streams as the walkthrough goes; --json prints it all at the end.
         const log = (line: string) => {
@@ -19,12 +21,10 @@ export function registerDemo(program: Command): void {
           if (!options.json) process.stdout.write(`${line}\n`);
         };
         if (!options.json) {
-          process.stdout.write(
-            `artifact-kit demo: ${options.store}, app "demo", session ${session}\n\n`,
-          );
+          process.stdout.write(`artifact-kit demo: ${store}, app "demo", session ${session}\n\n`);
         }
         await withStore(options, (service) => walkthrough(service, session, log), { create: true });
-        emit(options, { store: options.store, session, steps }, []);
+        emit(options, { store, session, steps }, []);
         return undefined;
       }),
     );
