@@ -115,7 +115,7 @@ describe("failures: exit code, code and message, nothing changed", () => {
       ["ls", "--app", "demo", "--session", "s"],
       ["ls", "--limit", "0", ...alice],
       ["ls", "--app", "a".repeat(257)],
-      ["ls", "--store", "s3://bucket", ...alice],
+      ["ls", "--store", "ftp://bucket", ...alice],
       ["nonsense"],
     ];
     const results = await Promise.all(cases.map((args) => cli(args, { cwd })));

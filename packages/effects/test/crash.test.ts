@@ -171,7 +171,7 @@ async function lane(index: number, trials: number): Promise<LaneStats> {
 }
 
 describe("SIGKILL trials: journaled writes over fs with an fs journal", () => {
-  it(`${TRIALS} kills, each followed by one reconcile pass`, { timeout: 170_000 }, async () => {
+  it(`${TRIALS} kills, each followed by one reconcile pass`, { timeout: 600_000 }, async () => {
     const lanes = await Promise.all(
       Array.from({ length: LANES }, (_, index) => lane(index, TRIALS / LANES)),
     );

@@ -184,7 +184,10 @@ async function lane(index: number, trials: number): Promise<LaneStats> {
 }
 
 describe("crash consistency", () => {
-  it(`survives ${TRIALS} SIGKILLs at random points of puts, uploads and deletes`, async () => {
+  // A bound on liveness, not speed: 200 child processes on a shared 2-core machine.
+  it(`survives ${TRIALS} SIGKILLs at random points of puts, uploads and deletes`, {
+    timeout: 600_000,
+  }, async () => {
     const stats = await Promise.all(
       Array.from({ length: LANES }, (_, i) => lane(i, TRIALS / LANES)),
     );
