@@ -18,6 +18,7 @@ export {
   idempotentVersionDeleted,
   replayIdempotentPut,
 } from "./idempotency.js";
+export { highestUnderMark } from "./latest-window.js";
 export * from "./limits.js";
 export {
   decodeBase32Hex,

@@ -1,4 +1,4 @@
-import type { Deadline, Scope } from "@artifact-kit/core";
+import { type Deadline, highestUnderMark, type Scope } from "@artifact-kit/core";
 import type { VersionAllocator } from "./allocator.js";
 import type { BucketClient, ListRequest, StoredObject } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";
@@ -6,19 +6,7 @@ import type { ObjectLayout } from "./layout.js";
 /** The largest page one GCS listing returns. */
 export const GCS_MAX_RESULTS = 1_000;
 
-/** How many versions below the high-water mark the first look covers. */
-const FIRST_WINDOW = 8;
-/** How much wider each further look reaches down, when the top versions are all deleted. */
-const WIDENING = 16;
-
-/**
- * Finds the highest published version of a name without reading every version. GCS lists in
- * ascending order only, so it looks just below the name's high-water mark (listing from there
- * to the end of the name, so versions published above a stale mark are found too), and only
- * when the top versions are all gone does it reach further down, in ever wider windows: one
- * listing in the steady state whatever the number of versions, a few when many top versions
- * were deleted.
- */
+/** Finds the highest published version of a name with core's window search (see there). */
 export class LatestLookup {
   readonly #client: BucketClient;
   readonly #layout: ObjectLayout;
@@ -37,22 +25,17 @@ export class LatestLookup {
   ): Promise<StoredObject | undefined> {
     const top = await this.#allocator.highWaterHint(scope, key, deadline);
     const prefix = this.#layout.versionsPrefix(scope, key);
-    let window = FIRST_WINDOW;
-    let start = Math.max(1, top - window + 1);
-    let endOffset: string | undefined;
-    for (;;) {
+    return highestUnderMark(top, async (from, below) => {
       const objects = await listAll(this.#client, deadline, {
         prefix,
         maxResults: GCS_MAX_RESULTS,
-        startOffset: this.#layout.versionObject(scope, key, start),
-        ...(endOffset === undefined ? {} : { endOffset }),
+        startOffset: this.#layout.versionObject(scope, key, from),
+        ...(below === undefined
+          ? {}
+          : { endOffset: this.#layout.versionObject(scope, key, below) }),
       });
-      const latest = objects[objects.length - 1];
-      if (latest !== undefined || start === 1) return latest;
-      endOffset = this.#layout.versionObject(scope, key, start);
-      window *= WIDENING;
-      start = Math.max(1, start - window);
-    }
+      return objects[objects.length - 1];
+    });
   }
 }
 

@@ -1,22 +1,10 @@
-import type { Deadline, Scope } from "@artifact-kit/core";
+import { type Deadline, highestUnderMark, type Scope } from "@artifact-kit/core";
 import type { VersionAllocator } from "./allocator.js";
 import type { BucketClient, ListedObject, ListRequest } from "./bucket-client.js";
 import { S3_MAX_KEYS } from "./config.js";
 import type { ObjectLayout } from "./layout.js";
 
-/** How many versions below the high-water mark the first look covers. */
-const FIRST_WINDOW = 8;
-/** How much wider each further look reaches down, when the top versions are all deleted. */
-const WIDENING = 16;
-
-/**
- * Finds the highest published version of a name without reading every version. S3 lists in
- * ascending order only, so it looks just below the name's high-water mark (listing from there
- * to the end of the name, so versions published above a stale mark are found too), and only
- * when the top versions are all gone does it reach further down, in ever wider windows: one
- * listing in the steady state whatever the number of versions, a few when many top versions
- * were deleted.
- */
+/** Finds the highest published version of a name with core's window search (see there). */
 export class LatestLookup {
   readonly #client: BucketClient;
   readonly #layout: ObjectLayout;
@@ -32,28 +20,21 @@ export class LatestLookup {
   async latestObject(scope: Scope, key: string, deadline: Deadline): Promise<string | undefined> {
     const top = await this.#allocator.highWaterHint(scope, key, deadline);
     const prefix = this.#layout.versionsPrefix(scope, key);
-    let window = FIRST_WINDOW;
-    let start = Math.max(1, top - window + 1);
-    // The first look reads to the end of the name; later ones only below the last start.
-    let below: number | undefined;
-    for (;;) {
-      const after = start > 1 ? this.#layout.versionObject(scope, key, start - 1) : undefined;
+    const latest = await highestUnderMark(top, async (from, below) => {
+      const after = from > 1 ? this.#layout.versionObject(scope, key, from - 1) : undefined;
       const objects = await listAll(
         this.#client,
         deadline,
         {
           prefix,
-          maxKeys: below === undefined ? S3_MAX_KEYS : Math.min(below - start, S3_MAX_KEYS),
+          maxKeys: below === undefined ? S3_MAX_KEYS : Math.min(below - from, S3_MAX_KEYS),
           ...(after === undefined ? {} : { startAfter: after }),
         },
-        below === undefined ? Number.POSITIVE_INFINITY : below - start,
+        below === undefined ? Number.POSITIVE_INFINITY : below - from,
       );
-      const latest = objects[objects.length - 1];
-      if (latest !== undefined || start === 1) return latest?.key;
-      below = start;
-      window *= WIDENING;
-      start = Math.max(1, start - window);
-    }
+      return objects[objects.length - 1];
+    });
+    return latest?.key;
   }
 }
 
