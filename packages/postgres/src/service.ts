@@ -20,7 +20,6 @@ import {
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
-  namePageStart,
   notFound,
   type ParsedGet,
   type PutOptions,
@@ -32,7 +31,6 @@ import {
   parsePut,
   parseScopeRequest,
   parseUpload,
-  prefixUpperBound,
   quotaExceeded,
   type RequestOptions,
   replayIdempotentPut,
@@ -66,7 +64,7 @@ import {
   type VersionRow,
   verifiedData,
 } from "./rows.js";
-import { type Statements, statements } from "./statements.js";
+import { namePageQuery, type Statements, statements } from "./statements.js";
 import { StagedUpload } from "./upload.js";
 
 /** What a publication stores beside the bytes, from a put or a finished upload. */
@@ -317,28 +315,12 @@ export class PostgresArtifactService implements ArtifactService, ArtifactTransfe
   async listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
     this.#ensureOpen();
     const request = parseListNames(scope, options, this.#config.maxPageLimit);
-    const start = namePageStart(request);
-    const upper = request.prefix === undefined ? undefined : prefixUpperBound(request.prefix);
-    const statement =
-      start === undefined
-        ? this.#sql.listNamesFirst
-        : upper === undefined
-          ? start.inclusive
-            ? this.#sql.listNamesFrom
-            : this.#sql.listNamesAfter
-          : start.inclusive
-            ? this.#sql.listNamesFromBelow
-            : this.#sql.listNamesAfterBelow;
+    const { statement, values } = namePageQuery(this.#sql, request);
     const rows = await this.#database.query<{ name: string }>(
       request.deadline,
       "listNames",
       statement,
-      [
-        scopeDigest(request.scope),
-        request.limit + 1,
-        ...(start === undefined ? [] : [start.from]),
-        ...(start === undefined || upper === undefined ? [] : [upper]),
-      ],
+      values,
     );
     const items = rows.slice(0, request.limit).map((row) => row.name);
     const last = items[items.length - 1];

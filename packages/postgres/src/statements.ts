@@ -1,4 +1,10 @@
-import { sha256Hex } from "@artifact-kit/core";
+import {
+  namePageStart,
+  type ParsedListNames,
+  prefixUpperBound,
+  scopeDigest,
+  sha256Hex,
+} from "@artifact-kit/core";
 import { VERSION_COLUMNS } from "./rows.js";
 
 /** A parameterised statement, prepared once per connection under its name. */
@@ -85,3 +91,33 @@ function texts(s: string) {
 }
 
 export type Statements = ReturnType<typeof statements>;
+
+/**
+ * The statement and values of one page of names: after the cursor or from the prefix, and
+ * below the prefix's upper bound, so that both ends are index conditions and the scan reads
+ * only the page.
+ */
+export function namePageQuery(
+  sql: Statements,
+  request: ParsedListNames,
+): { statement: Statement; values: unknown[] } {
+  const start = namePageStart(request);
+  const upper = request.prefix === undefined ? undefined : prefixUpperBound(request.prefix);
+  const statement =
+    start === undefined
+      ? sql.listNamesFirst
+      : upper === undefined
+        ? start.inclusive
+          ? sql.listNamesFrom
+          : sql.listNamesAfter
+        : start.inclusive
+          ? sql.listNamesFromBelow
+          : sql.listNamesAfterBelow;
+  const values = [
+    scopeDigest(request.scope),
+    request.limit + 1,
+    ...(start === undefined ? [] : [start.from]),
+    ...(start === undefined || upper === undefined ? [] : [upper]),
+  ];
+  return { statement, values };
+}
