@@ -1,54 +1,34 @@
 import {
   type Artifact,
-  type ArtifactMeta,
-  checkBlockDigests,
   corruptArtifact,
   decodeUtf8,
-  MAX_IDEMPOTENCY_KEY_BYTES,
-  type Scope,
-  sameScope,
+  type ManifestExpectation,
+  metaOfManifest,
+  parseStoredManifest,
+  type StoredManifest,
   sha256Hex,
-  validateMetadata,
-  validateMimeType,
-  validateName,
-  validateScope,
-  validateText,
+  storedManifestJson,
 } from "@artifact-kit/core";
 
 /**
  * A published object is one create-only write: a one-line JSON manifest, "\n", then the data.
  * JSON.stringify escapes every newline inside strings, so the first "\n" ends the manifest.
+ * The manifest is core's stored manifest (shared with s3), in this adapter's format.
  */
 const FORMAT = "artifact-kit/gcs@1";
 const NEWLINE = 0x0a;
 
-export interface Manifest extends ArtifactMeta {
-  /** Identifies the put that wrote the object, so a retried write can recognise itself. */
-  readonly requestId: string;
-  /**
-   * SHA-256 of each 1 MiB block of the data, for verified byte ranges. Always in the object's
-   * header line; left out of the inline copy in custom metadata, which must stay small.
-   */
-  readonly blocks?: readonly string[];
-}
-
-/** What a reader expects the manifest to say; `name` is unknown when resolving a key. */
-export interface ManifestExpectation {
-  readonly scope: Scope;
-  readonly name?: string;
-  readonly version: number;
-}
+/** Block digests ride in the object's header line only, never in the inline copy. */
+export type Manifest = StoredManifest;
+export type { ManifestExpectation };
 
 const encoder = new TextEncoder();
 
 /** The manifest line of the object's header; `inline: true` for the copy in custom metadata. */
 export function manifestJson(manifest: Manifest, inline = false): string {
-  const { blocks, ...record } = manifest;
-  return JSON.stringify({
-    format: FORMAT,
-    ...record,
-    ...(inline || blocks === undefined ? {} : { blocks }),
-  });
+  if (!inline) return storedManifestJson(manifest, FORMAT);
+  const { blocks: _blocks, ...withoutBlocks } = manifest;
+  return storedManifestJson(withoutBlocks, FORMAT);
 }
 
 /** The header of a published object: the manifest line and its newline. */
@@ -104,81 +84,8 @@ export function decodeArtifactObject(
 
 /** Parses a manifest and checks it names the expected scope, name and version. */
 export function parseManifest(json: string, expected: ManifestExpectation): Manifest {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch (error) {
-    throw corruptArtifact("stored manifest is not JSON", undefined, error);
-  }
-  const manifest = checkManifestShape(raw);
-  if (!sameScope(manifest.scope, expected.scope)) {
-    throw corruptArtifact("stored manifest names another scope");
-  }
-  if (expected.name !== undefined && manifest.name !== expected.name) {
-    throw corruptArtifact("stored manifest names another artifact");
-  }
-  if (manifest.version !== expected.version) {
-    throw corruptArtifact(
-      `stored manifest says version ${manifest.version}, expected ${expected.version}`,
-    );
-  }
-  return manifest;
+  return parseStoredManifest(json, FORMAT, expected);
 }
 
-function checkManifestShape(raw: unknown): Manifest {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw corruptArtifact("stored manifest is not an object");
-  }
-  const fields = raw as Record<string, unknown>;
-  if (fields.format !== FORMAT) throw corruptArtifact("stored manifest has an unknown format");
-  const { version, size, sha256, createdAt, requestId } = fields;
-  if (!Number.isSafeInteger(version) || (version as number) < 1) {
-    throw corruptArtifact("stored manifest has no valid version");
-  }
-  if (!Number.isSafeInteger(size) || (size as number) < 0) {
-    throw corruptArtifact("stored manifest has no valid size");
-  }
-  if (typeof sha256 !== "string" || !/^[0-9a-f]{64}$/.test(sha256)) {
-    throw corruptArtifact("stored manifest has no valid sha256");
-  }
-  if (typeof createdAt !== "number" || !Number.isFinite(createdAt)) {
-    throw corruptArtifact("stored manifest has no valid createdAt");
-  }
-  if (typeof requestId !== "string") throw corruptArtifact("stored manifest has no requestId");
-  const blocks =
-    fields.blocks === undefined ? undefined : checkBlockDigests(fields.blocks, size as number);
-  if (fields.blocks !== undefined && blocks === undefined) {
-    throw corruptArtifact("stored manifest has invalid block digests");
-  }
-  try {
-    return Object.freeze({
-      scope: validateScope(fields.scope),
-      name: validateName(fields.name),
-      version: version as number,
-      mimeType: validateMimeType(fields.mimeType),
-      size: size as number,
-      sha256,
-      createdAt,
-      metadata: validateMetadata(fields.metadata),
-      ...(fields.idempotencyKey === undefined
-        ? {}
-        : {
-            idempotencyKey: validateText(
-              fields.idempotencyKey,
-              "idempotencyKey",
-              MAX_IDEMPOTENCY_KEY_BYTES,
-            ),
-          }),
-      requestId,
-      ...(blocks === undefined ? {} : { blocks }),
-    });
-  } catch (error) {
-    throw corruptArtifact("stored manifest holds an invalid field", undefined, error);
-  }
-}
-
-/** The public record of a manifest, without the adapter's request id. */
-export function metaOf(manifest: Manifest): ArtifactMeta {
-  const { requestId: _requestId, blocks: _blocks, ...meta } = manifest;
-  return Object.freeze(meta);
-}
+/** The public record of a manifest, without the adapter's request id and block digests. */
+export const metaOf = metaOfManifest;
