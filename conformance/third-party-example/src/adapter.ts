@@ -15,6 +15,7 @@ import {
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
+  namePage,
   notFound,
   type PutOptions,
   pageAfter,
@@ -152,7 +153,8 @@ export class ExampleMapService implements ArtifactService {
       .filter(([, stored]) => stored.live.length > 0)
       .map(([name]) => name)
       .sort(compareUtf8);
-    return { scope: request.scope, ...pageAfter(names, request, (n) => n, compareUtf8) };
+    // core's namePage serves the cursor and the name prefix alike.
+    return { scope: request.scope, ...namePage(names, request) };
   }
 
   async listVersions(
