@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fsArtifactPaths } from "@artifact-kit/fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, cliJson } from "./support/cli.js";
@@ -202,6 +202,14 @@ describe("repair", () => {
     await unlink(fsArtifactPaths(root, scope, "lost.txt", 1).data);
     const corrupt = await cliJson(["repair", "--min-age-ms", "0"], { cwd });
     expect(corrupt).toMatchObject({ code: 5, body: { removed: 0, corrupt: 1 } });
+
+    // A directory where an unpublished payload would be: listed, and the walk completes.
+    const planted = fsArtifactPaths(root, scope, "kept.txt", 10).data;
+    await mkdir(join(planted, "inside"), { recursive: true });
+    const stuck = await cliJson(["repair", "--min-age-ms", "0"], { cwd });
+    expect(stuck.body).toMatchObject({ unremovable: [relative(root, planted)], complete: true });
+    const text = await cli(["repair", "--min-age-ms", "0"], { cwd });
+    expect(text.stdout).toContain(`UNREMOVABLE: ${relative(root, planted)}`);
     expect((await cli(["repair", "--store", "memory:"], { cwd })).code).toBe(2);
   });
 });

@@ -18,7 +18,11 @@ export interface RepairSummary {
   /** From the last, complete walk. */
   readonly scanned: number;
   readonly reservationsPreserved: number;
+  /** Keyed publications a crash cut short, finished over all batches. */
+  readonly finished: number;
   readonly corrupt: number;
+  /** Leftovers that could not be removed (paths relative to the root), from every batch. */
+  readonly unremovable: readonly string[];
   readonly complete: boolean;
   readonly batches: number;
 }
@@ -36,6 +40,8 @@ async function repairInBatches(
 ): Promise<RepairSummary> {
   const progress = startProgress("repair", batch, { json, unit: "items" });
   let removed = 0;
+  let finished = 0;
+  const unremovable = new Set<string>();
   let batches = 0;
   let last: RepairReport;
   try {
@@ -46,6 +52,8 @@ async function repairInBatches(
       });
       batches += 1;
       removed += last.removed;
+      finished += last.finished;
+      for (const path of last.unremovable) unremovable.add(path);
       progress.setTotal(last.complete ? removed : removed + batch);
       progress.advance(last.removed);
     } while (!last.complete && last.removed > 0);
@@ -56,7 +64,9 @@ async function repairInBatches(
     removed,
     scanned: last.scanned,
     reservationsPreserved: last.reservationsPreserved,
+    finished,
     corrupt: last.corrupt,
+    unremovable: [...unremovable],
     complete: last.complete,
     batches,
   };
@@ -93,6 +103,10 @@ export function registerRepair(program: Command): void {
         emit(options, summary, [
           `repair: removed ${summary.removed} leftovers in ${summary.batches} passes, scanned ${summary.scanned} entries`,
           `kept ${summary.reservationsPreserved} version reservations (they hold the version high-water)`,
+          ...(summary.finished > 0
+            ? [`finished ${summary.finished} keyed publications a crash had cut short`]
+            : []),
+          ...summary.unremovable.map((path) => `UNREMOVABLE: ${path} (remove it by hand)`),
           summary.corrupt > 0
             ? `CORRUPT: ${summary.corrupt} published versions have lost their data`
             : "no corrupt versions",
