@@ -18,7 +18,7 @@ function saveRequestOf(filename: string, artifact: Part): SaveArtifactRequest {
 }
 const MIME_TYPE = "application/octet-stream";
 
-export interface AdkStoreOptions {
+interface AdkStoreOptions {
   /**
    * false: hand the peer a Part encoded once, outside the timed path, and keep the Part it
    * returns (its API as-is). true: encode bytes to base64 on every put and decode on every

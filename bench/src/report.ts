@@ -1,10 +1,10 @@
 import type { Measurement } from "./measure.js";
 import type { Comparison, Row, Suite, Target } from "./suite.js";
 
-export type Verdict = "PASS" | "MISS";
+type Verdict = "PASS" | "MISS";
 
 /** The measured value of one ratio of one row, or undefined if a side was not measured. */
-export function ratioOf(
+function ratioOf(
   comparison: Comparison,
   measured: (column: string) => Measurement | undefined,
 ): number | undefined {
@@ -21,7 +21,7 @@ export function ratioOf(
   }
 }
 
-export function verdictOf(target: Target, ratio: number): Verdict {
+function verdictOf(target: Target, ratio: number): Verdict {
   const met = target.holds === "atLeast" ? ratio >= target.bound : ratio <= target.bound;
   return met ? "PASS" : "MISS";
 }

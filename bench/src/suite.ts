@@ -1,7 +1,7 @@
 import type { Workload } from "./measure.js";
 
 /** One column of a table: a store or way of running, e.g. "ours", "peer", "floor". */
-export interface Column {
+interface Column {
   readonly id: string;
   readonly label: string;
 }

@@ -52,7 +52,7 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'delete("all") resets the version high-water',
-    make: (o) => new RenumberingService(memory(o), (_live, counter) => counter + 1, true),
+    make: (o) => new RenumberingService(memory(o), (_live, highWater) => highWater + 1, true),
   },
   {
     name: "reports a wrong sha256 for data over 20 bytes",

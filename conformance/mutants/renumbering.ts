@@ -12,13 +12,14 @@ import type {
 import { ArtifactError } from "@artifact-kit/core";
 import { ForwardingService, slotKey } from "./forwarding.js";
 
-/** How a broken adapter numbers the next version, given the live ones and its counter. */
-export type NextVersion = (liveVersions: readonly number[], counter: number) => number;
+/** How a broken adapter numbers the next version, given the live ones and its high-water. */
+export type NextVersion = (liveVersions: readonly number[], highWater: number) => number;
 
 interface Numbering {
   /** Visible version -> the real adapter's version, for live versions, ascending. */
   live: Map<number, number>;
-  counter: number;
+  /** The highest visible version handed out. */
+  highWater: number;
 }
 
 /**
@@ -40,7 +41,7 @@ export class RenumberingService extends ForwardingService {
     const key = slotKey(scope, name);
     let slot = this.#slots.get(key);
     if (!slot) {
-      slot = { live: new Map(), counter: 0 };
+      slot = { live: new Map(), highWater: 0 };
       this.#slots.set(key, slot);
     }
     return slot;
@@ -66,8 +67,8 @@ export class RenumberingService extends ForwardingService {
   ): Promise<ArtifactMeta> {
     const meta = await this.inner.put(scope, name, data, options);
     const slot = this.#slot(scope, name);
-    const visible = this.#next([...slot.live.keys()], slot.counter);
-    slot.counter = visible;
+    const visible = this.#next([...slot.live.keys()], slot.highWater);
+    slot.highWater = visible;
     slot.live.set(visible, meta.version);
     return { ...meta, version: visible };
   }
@@ -100,7 +101,7 @@ export class RenumberingService extends ForwardingService {
     await this.inner.delete(scope, name, selector, options);
     if (selector === "all") {
       slot.live.clear();
-      if (this.#resetOnDeleteAll) slot.counter = 0;
+      if (this.#resetOnDeleteAll) slot.highWater = 0;
     } else {
       slot.live.delete(Math.max(...slot.live.keys()));
     }

@@ -18,7 +18,7 @@ import {
 import { ForwardingService, slotKey } from "./forwarding.js";
 
 // Mutants whose bug shows only after several steps on the same artifact or store: a cache
-// that a delete does not reach, a cursor that forgets where it was, a counter that a
+// that a delete does not reach, a cursor that forgets where it was, a high-water that a
 // delete does not give back.
 
 /** Serves head("latest") from the last put: stale once the top version is deleted. */

@@ -9,7 +9,7 @@ import { MUTANTS } from "../mutants/index.js";
 import { MATRIX_RUNS } from "./adapters.js";
 
 // The two mutants passed every model-based run before: a SHA-256 wrong only above
-// 20 bytes, and delete("all") resetting the version counter. Here only the model check
+// 20 bytes, and delete("all") resetting the version high-water. Here only the model check
 // runs, and it must reject both; its report must name the law, the shrunk counterexample
 // with every argument, the reason, and a replay line that reproduces the same failure.
 

@@ -1,7 +1,7 @@
 import type { ArtifactService, Scope } from "@artifact-kit/core";
 import type { Workload } from "../measure.js";
 
-export interface FanOut {
+interface FanOut {
   /** Writers per operation, each putting to its own name. */
   readonly writers: number;
   /** Puts each writer makes, one after another, per operation (default 1). */

@@ -3,31 +3,15 @@ import { GcsArtifactService as AdkGcsArtifactService, LogLevel, setLogLevel } fr
 import { Storage } from "@google-cloud/storage";
 import { AdkStore } from "../adk-store.js";
 import { KitStore } from "../kit-store.js";
-import type { Workload } from "../measure.js";
+import { objectStoreRows } from "../object-store-rows.js";
 import type { StoreUnderTest } from "../store.js";
-import type { Row, Suite } from "../suite.js";
-import {
-  getLatestWorkload,
-  KiB,
-  listVersionsWorkload,
-  MiB,
-  type PutBounds,
-  payload,
-  putWorkload,
-} from "../workloads.js";
+import type { Suite } from "../suite.js";
 import { emptyBucket } from "./bucket.js";
 import { CountingProxy } from "./counting-proxy.js";
 import { RawGcsFloor } from "./floor.js";
 import { RequestTally } from "./request-tally.js";
 
 const PROJECT = "artifact-kit-bench";
-/**
- * The emulator keeps every object in memory, and the peer lists every version of a name on
- * each put, so stores are emptied (untimed) often.
- */
-const PUT_BOUNDS: PutBounds = { maxBytes: 64 * MiB, maxVersions: 100 };
-const GET_HISTORY = 2;
-const LIST_HISTORY = 100;
 
 const COLUMNS = [
   { id: "ours", label: "ours (@artifact-kit/gcs)" },
@@ -63,20 +47,7 @@ export async function gcsSuite(endpoint: string): Promise<Suite> {
     floor: new RawGcsFloor(storage.bucket("ak-bench-floor")),
   };
   const tally = new RequestTally(proxy);
-  const row = (label: string, build: (store: StoreUnderTest) => Workload): Row => ({
-    label,
-    batch: 1,
-    workloads: Object.fromEntries(
-      Object.entries(stores).map(([id, store]) => [id, tally.counted(label, id, build(store))]),
-    ),
-  });
-  const rows = [
-    row("put 4 KiB", (store) => putWorkload(store, payload(4 * KiB), PUT_BOUNDS)),
-    row("put 1 MiB", (store) => putWorkload(store, payload(MiB), PUT_BOUNDS)),
-    row("get latest 4 KiB", (store) => getLatestWorkload(store, payload(4 * KiB), GET_HISTORY)),
-    row("get latest 1 MiB", (store) => getLatestWorkload(store, payload(MiB), GET_HISTORY)),
-    row(`list versions of ${LIST_HISTORY}`, (store) => listVersionsWorkload(store, LIST_HISTORY)),
-  ];
+  const rows = objectStoreRows(stores, tally);
   return {
     title: "gcs",
     columns: COLUMNS,

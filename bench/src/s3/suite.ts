@@ -3,25 +3,13 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { CountingProxy } from "../gcs/counting-proxy.js";
 import { RequestTally } from "../gcs/request-tally.js";
 import { KitStore } from "../kit-store.js";
-import type { Workload } from "../measure.js";
+import { objectStoreRows } from "../object-store-rows.js";
 import type { StoreUnderTest } from "../store.js";
-import type { Row, Suite } from "../suite.js";
-import {
-  getLatestWorkload,
-  KiB,
-  listVersionsWorkload,
-  MiB,
-  type PutBounds,
-  payload,
-  putWorkload,
-} from "../workloads.js";
+import type { Suite } from "../suite.js";
+import { KiB, payload } from "../workloads.js";
 import { benchClient, emptyBucket } from "./client.js";
 import { RawS3Floor } from "./floor.js";
 
-/** moto keeps every object in memory: stores are emptied (untimed) often. */
-const PUT_BOUNDS: PutBounds = { maxBytes: 64 * MiB, maxVersions: 100 };
-const GET_HISTORY = 2;
-const LIST_HISTORY = 100;
 /** The issue's bound: a put is an allocation and a publication, nothing more. */
 const MAX_REQUESTS_PER_PUT = 2;
 
@@ -46,20 +34,7 @@ export async function s3Suite(endpoint: string): Promise<Suite> {
   };
   const steadyPut = await steadyRequestsPerPut(proxy, client);
   const tally = new RequestTally(proxy);
-  const row = (label: string, build: (store: StoreUnderTest) => Workload): Row => ({
-    label,
-    batch: 1,
-    workloads: Object.fromEntries(
-      Object.entries(stores).map(([id, store]) => [id, tally.counted(label, id, build(store))]),
-    ),
-  });
-  const rows = [
-    row("put 4 KiB", (store) => putWorkload(store, payload(4 * KiB), PUT_BOUNDS)),
-    row("put 1 MiB", (store) => putWorkload(store, payload(MiB), PUT_BOUNDS)),
-    row("get latest 4 KiB", (store) => getLatestWorkload(store, payload(4 * KiB), GET_HISTORY)),
-    row("get latest 1 MiB", (store) => getLatestWorkload(store, payload(MiB), GET_HISTORY)),
-    row(`list versions of ${LIST_HISTORY}`, (store) => listVersionsWorkload(store, LIST_HISTORY)),
-  ];
+  const rows = objectStoreRows(stores, tally);
   return {
     title: "s3",
     columns: COLUMNS,

@@ -1,8 +1,7 @@
 import { GcsArtifactService } from "@artifact-kit/gcs";
 import { Storage } from "@google-cloud/storage";
 import { emptyBucket } from "../gcs/bucket.js";
-import { BENCH_SCOPE } from "../kit-store.js";
-import { fillVersions, growthSuite } from "./growth.js";
+import { growthSuite, latestAtScaleRows } from "./growth.js";
 
 const FEW = 2;
 const MANY = 2_500;
@@ -19,21 +18,6 @@ export function gcsScaleSuite(endpoint: string) {
       await emptyBucket(bucket);
       return new GcsArtifactService({ bucket });
     },
-    rows: [
-      {
-        label: "get latest",
-        small: (service) => fillVersions(service, "doc", FEW, 16),
-        large: (service) => fillVersions(service, "doc", MANY, 16),
-        probe: (service) => service.get(BENCH_SCOPE, "doc"),
-        bound: 1.5,
-      },
-      {
-        label: "head latest",
-        small: (service) => fillVersions(service, "doc", FEW, 16),
-        large: (service) => fillVersions(service, "doc", MANY, 16),
-        probe: (service) => service.head(BENCH_SCOPE, "doc"),
-        bound: 1.5,
-      },
-    ],
+    rows: latestAtScaleRows(FEW, MANY),
   });
 }

@@ -4,12 +4,12 @@ import type { Workload } from "../measure.js";
 import type { Row, Suite } from "../suite.js";
 
 /** The operation a growth row times, on a service already filled to one store size. */
-export type Probe = (service: ArtifactService, round: number) => Promise<unknown>;
+type Probe = (service: ArtifactService, round: number) => Promise<unknown>;
 
 /** How to fill a fresh service to one store size (untimed). */
-export type Fill = (service: ArtifactService) => Promise<void>;
+type Fill = (service: ArtifactService) => Promise<void>;
 
-export interface GrowthRow {
+interface GrowthRow {
   readonly label: string;
   /** The same operation at the small and the large store size. */
   readonly small: Fill;
@@ -103,4 +103,22 @@ export async function fillVersions(
     );
     await Promise.all(batch);
   }
+}
+
+/**
+ * The object stores' rows (gcs, s3): get and head of latest with `few` and with `many`
+ * versions of one name, filled 16 puts at a time so that the emulator keeps up.
+ */
+export function latestAtScaleRows(few: number, many: number): GrowthRow[] {
+  const row = (label: string, probe: Probe): GrowthRow => ({
+    label,
+    small: (service) => fillVersions(service, "doc", few, 16),
+    large: (service) => fillVersions(service, "doc", many, 16),
+    probe,
+    bound: 1.5,
+  });
+  return [
+    row("get latest", (service) => service.get(BENCH_SCOPE, "doc")),
+    row("head latest", (service) => service.head(BENCH_SCOPE, "doc")),
+  ];
 }

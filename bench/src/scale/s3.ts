@@ -1,7 +1,6 @@
 import { S3ArtifactService } from "@artifact-kit/s3";
-import { BENCH_SCOPE } from "../kit-store.js";
 import { benchClient, emptyBucket } from "../s3/client.js";
-import { fillVersions, growthSuite } from "./growth.js";
+import { growthSuite, latestAtScaleRows } from "./growth.js";
 
 const FEW = 2;
 /** Fewer than gcs-scale's 2,500: moto stores every object in one Python process. */
@@ -19,21 +18,6 @@ export function s3ScaleSuite(endpoint: string) {
       await emptyBucket(client, bucket);
       return new S3ArtifactService({ client, bucket });
     },
-    rows: [
-      {
-        label: "get latest",
-        small: (service) => fillVersions(service, "doc", FEW, 16),
-        large: (service) => fillVersions(service, "doc", MANY, 16),
-        probe: (service) => service.get(BENCH_SCOPE, "doc"),
-        bound: 1.5,
-      },
-      {
-        label: "head latest",
-        small: (service) => fillVersions(service, "doc", FEW, 16),
-        large: (service) => fillVersions(service, "doc", MANY, 16),
-        probe: (service) => service.head(BENCH_SCOPE, "doc"),
-        bound: 1.5,
-      },
-    ],
+    rows: latestAtScaleRows(FEW, MANY),
   });
 }

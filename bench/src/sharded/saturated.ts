@@ -2,7 +2,7 @@ import type { ArtifactService } from "@artifact-kit/core";
 import { sessionScope } from "../fs/fan-out.js";
 import type { Workload } from "../measure.js";
 
-export interface Saturation {
+interface Saturation {
   /** Puts the saturating scope keeps in flight, each writer to its own name. */
   readonly writers: number;
   readonly bytes: Uint8Array;

@@ -31,8 +31,8 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     ],
   },
   {
-    slug: "delete-all-resets-counter",
-    bug: 'delete("all") removes the reservations and forgets the counter: versions are reused',
+    slug: "delete-all-resets-high-water",
+    bug: 'delete("all") removes the reservations and forgets the high-water: versions are reused',
     patches: [
       {
         find: 'for (const version of versions) await removeIfPossible(versionFile(dir, version, "d"));',

@@ -44,11 +44,11 @@ export type AttachmentLimit =
   | "max_attachment_bytes"
   | "max_attachment_total_bytes";
 
-export interface Sized {
+interface Sized {
   readonly size: number;
 }
 
-export interface AttachmentPlan<T> {
+interface AttachmentPlan<T> {
   readonly attach: T[];
   readonly skipped: Array<{ readonly item: T; readonly limit: AttachmentLimit }>;
 }

@@ -50,7 +50,7 @@ class BoundArtifactService implements BaseArtifactService {
  * ids come first and a request may name its own (so a request naming another app, user or
  * session reaches the bound service below and is refused there, instead of being rewritten).
  */
-export class SessionBoundArtifacts implements SessionArtifactService {
+class SessionBoundArtifacts implements SessionArtifactService {
   /** The bound service below, where ADK's scoped service exposes its unbound delegate. */
   readonly delegate: BaseArtifactService;
   readonly #key: AdkSessionKey;

@@ -13,7 +13,7 @@ export function invocationKey(invocationContext: InvocationContext): AdkSessionK
   return { appName, userId, sessionId: session.id };
 }
 
-export interface ArtifactLocation {
+interface ArtifactLocation {
   readonly scope: Scope;
   readonly name: string;
 }

@@ -11,7 +11,7 @@ export type PartRecord =
   | { readonly kind: "text" }
   | { readonly kind: "fileData"; readonly fileUri: string; readonly displayName?: string };
 
-export interface EncodedPart {
+interface EncodedPart {
   readonly data: Uint8Array;
   /** Absent when the Part names none: the service then applies its default. */
   readonly mimeType?: string;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type ArtifactMeta, scopeFromKey, scopeKey } from "@artifact-kit/core";
+import { type ArtifactMeta, type Scope, scopeKey } from "@artifact-kit/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ArtifactScopePlugin, toAdkArtifactService } from "../src/index.js";
 import { codeOf } from "./support/codes.js";
@@ -17,13 +17,17 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 9, 8, 7]);
 let fs: BridgedFs;
 let server: Server;
 let base = "";
+// The scopes the URIs name, by their key: the server looks a URI's scope up here.
+const scopesByKey = new Map<string, Scope>();
 
 beforeAll(async () => {
   server = createServer((request, response) => {
     const [, key = "", name = "", version = ""] = (request.url ?? "")
       .split("/")
       .map(decodeURIComponent);
-    fs.service.get(scopeFromKey(key), name, { version: Number(version) }).then(
+    const scope = scopesByKey.get(key);
+    if (scope === undefined) return void response.writeHead(404).end();
+    fs.service.get(scope, name, { version: Number(version) }).then(
       (artifact) =>
         response.writeHead(200, { "content-type": artifact.mimeType }).end(artifact.data),
       () => response.writeHead(404).end(),
@@ -38,8 +42,10 @@ beforeEach(async () => {
 });
 afterEach(() => fs.service.close());
 
-const uriOf = (meta: ArtifactMeta) =>
-  `${base}/${[scopeKey(meta.scope), meta.name, String(meta.version)].map(encodeURIComponent).join("/")}`;
+const uriOf = (meta: ArtifactMeta) => {
+  scopesByKey.set(scopeKey(meta.scope), meta.scope);
+  return `${base}/${[scopeKey(meta.scope), meta.name, String(meta.version)].map(encodeURIComponent).join("/")}`;
+};
 
 describe("canonicalUri", () => {
   it("lets saveInputBlobsAsArtifacts refer the model to a URI that serves exactly the bytes", async () => {

@@ -9,7 +9,7 @@ import {
   sha256Hex,
 } from "@artifact-kit/core";
 
-export interface NameInventory {
+interface NameInventory {
   readonly name: string;
   readonly versions: number;
   readonly bytes: number;
@@ -17,7 +17,7 @@ export interface NameInventory {
 }
 
 /** What one exact scope holds: live names, live versions and their bytes. */
-export interface ScopeInventory {
+interface ScopeInventory {
   readonly scope: Scope;
   readonly names: number;
   readonly versions: number;
@@ -26,7 +26,7 @@ export interface ScopeInventory {
 }
 
 /** Each call's request options (a deadline's remainder, say), asked afresh per call. */
-export type CallOptions = () => RequestOptions;
+type CallOptions = () => RequestOptions;
 const noOptions: CallOptions = () => ({});
 
 export async function takeInventory(

@@ -26,7 +26,7 @@ const SCOPED_COMMANDS = new Set([
   "stats",
 ]);
 
-export function buildProgram(version: string): Command {
+function buildProgram(version: string): Command {
   const program = new Command("artifact-kit")
     .description("Inspect, delete, repair and move artifact-kit data.")
     .version(version)

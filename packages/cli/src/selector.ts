@@ -7,7 +7,7 @@ import {
 
 const VERSION_SUFFIX = /@([1-9][0-9]{0,15}|latest|all)$/;
 
-export interface NameAndSelector<S> {
+interface NameAndSelector<S> {
   name: string;
   selector: S;
 }

@@ -2,7 +2,7 @@ import { type ArtifactService, invalidArgument } from "@artifact-kit/core";
 import { withTelemetry } from "@artifact-kit/otel";
 
 /** How `serve` traces its store: a pass-through unless the environment asks for tracing. */
-export interface ServeTracing {
+interface ServeTracing {
   traced(service: ArtifactService): ArtifactService;
   /** Exports what is still batched; call once the API is closed. */
   shutdown(): Promise<void>;

@@ -23,13 +23,13 @@ import { PROGRESS_THRESHOLD_BYTES, type Progress, transferProgress } from "./pro
 // whatever the size, and a progress bar shows. Smaller files, and every file on an adapter
 // without native transfer, move as one buffer, bounded by the adapter's maxArtifactBytes.
 
-export interface PutFileOptions {
+interface PutFileOptions {
   mimeType?: string;
   metadata?: JsonObject;
   json: boolean;
 }
 
-export interface TransferResult {
+interface TransferResult {
   meta: ArtifactMeta;
   /** True when the bytes went through streaming transfer. */
   streamed: boolean;

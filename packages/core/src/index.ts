@@ -56,7 +56,7 @@ export {
 } from "./reply.js";
 export * from "./request.js";
 export * from "./run-store.js";
-export { sameScope, scopeDigest, scopeFromKey, scopeKey, sha256Hex } from "./scope.js";
+export { sameScope, scopeDigest, scopeKey, sha256Hex } from "./scope.js";
 export {
   type ManifestExpectation,
   metaOfManifest,

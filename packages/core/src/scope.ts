@@ -17,14 +17,6 @@ export function scopeKey(scope: Scope): string {
   }
 }
 
-/** Inverse of `scopeKey`. */
-export function scopeFromKey(key: string): Scope {
-  const [kind, app = "", user = "", session = ""] = key.split("\0");
-  if (kind === "app") return { kind, app };
-  if (kind === "user") return { kind, app, user };
-  return { kind: "session", app, user, session };
-}
-
 export function sameScope(a: Scope, b: Scope): boolean {
   return scopeKey(a) === scopeKey(b);
 }

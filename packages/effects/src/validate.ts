@@ -35,7 +35,7 @@ export function validateEffectId(value: unknown, field = "effectId"): string {
   return value;
 }
 
-export function validateSha256(value: unknown, field: string): string {
+function validateSha256(value: unknown, field: string): string {
   if (typeof value !== "string" || !SHA256_HEX.test(value)) {
     throw invalidArgument(field, "must be 64 lowercase hex digits");
   }

@@ -5,20 +5,21 @@ import { createExclusive, isTaken } from "./io.js";
 import { type NamePaths, type ScopePaths, VERSION_FILE_PATTERN, versionFile } from "./layout.js";
 import { scanStoreDirectory } from "./records.js";
 
-interface VersionCounter {
-  /** Next version number to try; 0 until the directory has been scanned. */
+interface HighWaterHint {
+  /** Next version number to try (the high-water known here + 1); 0 until the directory has been scanned. */
   next: number;
 }
 
 /**
  * Allocates versions with exclusive-create reservation files (`<v>.r`), never removed: the
  * lock that keeps concurrent writers apart, across processes, and the high-water that keeps a
- * deleted version from coming back. A per-name counter makes the steady state one create; an
+ * deleted version from coming back. A per-name high-water hint in this process makes the steady
+ * state one create; an
  * EEXIST means another process took that version, so the high-water is read again.
  */
 export class VersionAllocator {
   readonly #config: FsConfig;
-  readonly #counters = new Map<string, VersionCounter>();
+  readonly #highWaterHints = new Map<string, HighWaterHint>();
 
   constructor(config: FsConfig) {
     this.#config = config;
@@ -34,19 +35,19 @@ export class VersionAllocator {
     nameDirs: NamePaths,
   ): Promise<{ version: number; reservation: FileHandle }> {
     const key = `${scopeDirs.digest}/${nameDirs.digest}`;
-    let counter = this.#counters.get(key);
-    if (!counter) {
-      counter = { next: 0 };
-      this.#counters.set(key, counter);
+    let hint = this.#highWaterHints.get(key);
+    if (!hint) {
+      hint = { next: 0 };
+      this.#highWaterHints.set(key, hint);
     }
-    if (counter.next === 0) {
+    if (hint.next === 0) {
       const highWater = await this.#highWater(nameDirs.dir);
-      counter.next = Math.max(counter.next, highWater + 1);
+      hint.next = Math.max(hint.next, highWater + 1);
     }
     for (;;) {
       // Taken synchronously, so that puts in this process never race each other.
-      const version = counter.next;
-      counter.next += 1;
+      const version = hint.next;
+      hint.next += 1;
       if (version > this.#config.maxVersionsPerName) {
         throw capacityReached("version", "maxVersionsPerName", this.#config.maxVersionsPerName);
       }
@@ -57,14 +58,14 @@ export class VersionAllocator {
         if (!isTaken(error)) throw error;
         // Another process holds it: catch up with everything reserved since.
         const highWater = await this.#highWater(nameDirs.dir);
-        counter.next = Math.max(counter.next, highWater + 1);
+        hint.next = Math.max(hint.next, highWater + 1);
       }
     }
   }
 
-  /** Forgets every counter (on close). */
+  /** Forgets every high-water hint (on close). */
   clear(): void {
-    this.#counters.clear();
+    this.#highWaterHints.clear();
   }
 
   async #highWater(dir: string): Promise<number> {

@@ -148,7 +148,7 @@ export async function removeQuietly(path: string): Promise<void> {
   await unlink(path).catch(() => {});
 }
 
-export interface Scan {
+interface Scan {
   readonly entries: Dirent[];
   /** True when the directory holds more than the entries read. */
   readonly truncated: boolean;

@@ -34,7 +34,7 @@ export interface KeyedPut {
 }
 
 /** What linking a binding to a version's metadata found. */
-export type FinishOutcome = "published" | "deleted";
+type FinishOutcome = "published" | "deleted";
 
 /**
  * Publishes the version a binding names, by linking the binding to `<v>.m`, unless it is

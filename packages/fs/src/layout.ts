@@ -18,19 +18,19 @@ import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 //       keys/<nd>/<kd>.json       idempotency key binding (the version's whole metadata
 //                                 record), kd = sha256(key); linked to <v>.m to publish
 
-export const STAGING_DIR = "staging";
-export const SCOPES_DIR = "scopes";
-export const SCOPE_CLAIMS_DIR = "scope-claims";
-export const NAMES_DIR = "names";
-export const NAME_CLAIMS_DIR = "name-claims";
-export const KEYS_DIR = "keys";
+const STAGING_DIR = "staging";
+const SCOPES_DIR = "scopes";
+const SCOPE_CLAIMS_DIR = "scope-claims";
+const NAMES_DIR = "names";
+const NAME_CLAIMS_DIR = "name-claims";
+const KEYS_DIR = "keys";
 
 export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 export const SLOT_PATTERN = /^([0-9a-f]{64})\.json$/;
 /** `<version>.<kind>`: r = reservation, d = data, m = metadata. */
 export const VERSION_FILE_PATTERN = /^([1-9][0-9]{0,15})\.([rdm])$/;
 
-export type VersionFileKind = "r" | "d" | "m";
+type VersionFileKind = "r" | "d" | "m";
 
 export interface RootPaths {
   readonly root: string;

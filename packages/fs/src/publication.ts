@@ -6,6 +6,7 @@ import {
   corruptArtifact,
   type DataDigest,
   type Deadline,
+  newVersionRecord,
   type ParsedPut,
   type ParsedUpload,
 } from "@artifact-kit/core";
@@ -107,19 +108,7 @@ async function publishNew(
     const [reserved, written] = await Promise.allSettled([
       allocator.reserve(scopeDirs, nameDirs).then(async ({ version, reservation }) => {
         try {
-          const meta: ArtifactMeta = Object.freeze({
-            scope: request.scope,
-            name: request.name,
-            version,
-            mimeType: request.mimeType,
-            size: digest.size,
-            sha256: digest.sha256,
-            createdAt: Date.now(),
-            metadata: request.metadata,
-            ...(request.idempotencyKey === undefined
-              ? {}
-              : { idempotencyKey: request.idempotencyKey }),
-          });
+          const meta = newVersionRecord(request, digest, version);
           const record = JSON.stringify({ format: FORMAT, ...meta });
           await reservation.writeFile(reservationRecord(digest));
           // The reservation is fsynced together with the staged files, before anything

@@ -14,7 +14,7 @@ import { FsArtifactService } from "./service.js";
 type FsBounds = Omit<FsArtifactServiceOptions, "root">;
 
 /** Small enough for the kit to drive every ceiling, page and list limit to its edge. */
-export const SMALL_FS_BOUNDS: Readonly<FsBounds> = Object.freeze({
+const SMALL_FS_BOUNDS: Readonly<FsBounds> = Object.freeze({
   maxScanEntries: 12,
   maxArtifactBytes: 4096,
   maxPageLimit: 3,

@@ -47,7 +47,7 @@ export interface VersionAddress {
   readonly version: number;
 }
 
-export interface OpenedVersion {
+interface OpenedVersion {
   readonly meta: ArtifactMeta;
   readonly data: { readonly handle: FileHandle; readonly size: number };
   readonly blocks: readonly string[] | undefined;

@@ -10,6 +10,8 @@
 # still answers is reused (FAKE_GCS_STATE_DIR gives a caller its own). The emulator listens on a free 127.0.0.1 port, keeps objects in
 # memory, speaks plain HTTP, and logs to its state folder.
 set -euo pipefail
+# shellcheck source=../../../scripts/test-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/test-server.sh"
 
 # v1.56.1: create-only uploads (ifGenerationMatch=0) answer 412 for multipart and resumable.
 readonly VERSION="v1.56.1"
@@ -36,30 +38,9 @@ answers() {
     .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1"
 }
 
-stop_running() {
-  if [[ -f "$STATE" ]]; then
-    # shellcheck source=/dev/null
-    source "$STATE"
-    kill "$FAKE_GCS_PID" 2>/dev/null || true
-    rm -f "$STATE"
-  fi
-}
-
-reuse_running() {
-  [[ -f "$STATE" ]] || return 1
-  # shellcheck source=/dev/null
-  source "$STATE"
-  kill -0 "$FAKE_GCS_PID" 2>/dev/null && answers "$STORAGE_EMULATOR_HOST"
-}
-
-free_port() {
-  node -e 'const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
-}
-
 start() {
   install_binary
-  if reuse_running; then
+  if reuse_recorded FAKE_GCS_PID STORAGE_EMULATOR_HOST; then
     print_state
     return
   fi
@@ -71,28 +52,14 @@ start() {
     -public-host "127.0.0.1:$port" -external-url "$endpoint" -log-level warn \
     >"$STATE_DIR/emulator.log" 2>&1 </dev/null &
   pid=$!
-  for _ in $(seq 1 100); do
-    if answers "$endpoint"; then
-      printf 'STORAGE_EMULATOR_HOST=%s\nFAKE_GCS_PID=%s\n' "$endpoint" "$pid" >"$STATE"
-      print_state
-      return
-    fi
-    if ! kill -0 "$pid" 2>/dev/null; then break; fi
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  echo "start-emulator: fake-gcs-server did not answer on $endpoint; log:" >&2
-  cat "$STATE_DIR/emulator.log" >&2
-  exit 1
-}
-
-print_state() {
-  sed 's/^/export /' "$STATE"
+  await_server 100 "$pid" "$endpoint" \
+    "$(printf 'STORAGE_EMULATOR_HOST=%s\nFAKE_GCS_PID=%s\n' "$endpoint" "$pid")" \
+    "start-emulator: fake-gcs-server did not answer on $endpoint" "$STATE_DIR/emulator.log"
 }
 
 case "${1:-}" in
   --install) install_binary ;;
-  --stop) stop_running ;;
+  --stop) stop_recorded FAKE_GCS_PID ;;
   "") start ;;
   *)
     echo "usage: start-emulator.sh [--install | --stop]" >&2

@@ -27,7 +27,7 @@ export interface ListPage {
   readonly nextPageToken?: string;
 }
 
-export interface CreateRequest {
+interface CreateRequest {
   name: string;
   body: Uint8Array;
   customMetadata: Record<string, string>;

@@ -23,9 +23,9 @@ export class LatestLookup {
     key: string,
     deadline: Deadline,
   ): Promise<StoredObject | undefined> {
-    const top = await this.#allocator.highWaterHint(scope, key, deadline);
+    const highWater = await this.#allocator.highWaterHint(scope, key, deadline);
     const prefix = this.#layout.versionsPrefix(scope, key);
-    return highestUnderMark(top, async (from, below) => {
+    return highestUnderMark(highWater, async (from, below) => {
       const objects = await listAll(this.#client, deadline, {
         prefix,
         maxResults: GCS_MAX_RESULTS,

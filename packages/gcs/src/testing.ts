@@ -9,7 +9,7 @@ import type { GcsArtifactServiceBounds } from "./config.js";
 import { GcsArtifactService } from "./service.js";
 
 /** Small enough for the kit to drive the item, page and list limits to their edge. */
-export const SMALL_GCS_BOUNDS: Readonly<GcsArtifactServiceBounds> = Object.freeze({
+const SMALL_GCS_BOUNDS: Readonly<GcsArtifactServiceBounds> = Object.freeze({
   maxArtifactBytes: 64,
   maxPageLimit: 3,
   legacyListLimit: 5,

@@ -1,21 +1,13 @@
-import { ArtifactError, type Scope } from "@artifact-kit/core";
+import type { Scope } from "@artifact-kit/core";
 import type { Bucket } from "@google-cloud/storage";
 import { beforeEach, describe, expect, it } from "vitest";
 import { GcsArtifactService } from "../src/index.js";
 import { freshBucket } from "./support/emulator.js";
+import { failure } from "./support/failure.js";
 
 const alice: Scope = { kind: "user", app: "app", user: "alice" };
 const mallory: Scope = { kind: "user", app: "app", user: "mallory" };
 const bytes = (text: string) => new TextEncoder().encode(text);
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ArtifactError);
-  return (error as ArtifactError).code;
-}
 
 describe("objects written straight into the bucket", () => {
   let bucket: Bucket;

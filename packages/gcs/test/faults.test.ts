@@ -1,8 +1,9 @@
-import { ArtifactError, type Scope } from "@artifact-kit/core";
+import type { ArtifactError, Scope } from "@artifact-kit/core";
 import type { Bucket } from "@google-cloud/storage";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GcsArtifactService } from "../src/index.js";
 import { endpoint, freshBucket, newStorage } from "./support/emulator.js";
+import { failure } from "./support/failure.js";
 import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "u" };
@@ -12,15 +13,6 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 const allocation = (r: SeenRequest) => r.url.startsWith("/upload/") && r.url.includes("/a/");
 const publish = (r: SeenRequest) => r.url.startsWith("/upload/") && r.url.includes("/n/");
 const listing = (r: SeenRequest) => r.method === "GET" && /\/o\?/.test(r.url);
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ArtifactError);
-  return (error as ArtifactError).code;
-}
 
 describe("faults between the client and the emulator", () => {
   let proxy: FaultProxy;

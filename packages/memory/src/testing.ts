@@ -4,7 +4,7 @@ import type { MemoryArtifactServiceOptions } from "./config.js";
 import { MemoryArtifactService } from "./service.js";
 
 /** Memory quotas small enough for the conformance kit to drive every bound to its edge. */
-export const SMALL_MEMORY_QUOTAS: Readonly<MemoryArtifactServiceOptions> = Object.freeze({
+const SMALL_MEMORY_QUOTAS: Readonly<MemoryArtifactServiceOptions> = Object.freeze({
   maxArtifactBytes: 4096,
   maxScopeBytes: 16_384,
   maxTotalBytes: 32_768,

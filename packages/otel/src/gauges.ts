@@ -37,7 +37,7 @@ export function observeService(telemetry: Telemetry, service: ArtifactService): 
  * Registers one batch callback for every gauge of one wrapped store; the returned function
  * unregisters it (on close), so a closed store stops reporting.
  */
-export function observeStore(
+function observeStore(
   telemetry: Telemetry,
   quotas: QuotaReport,
   readStatus: (() => unknown) | undefined,

@@ -20,7 +20,7 @@ export interface TelemetryOptions {
   digestKey?: string | Uint8Array;
 }
 
-export const TELEMETRY_OPTION_KEYS = [
+const TELEMETRY_OPTION_KEYS = [
   "tracerProvider",
   "meterProvider",
   "adapter",

@@ -28,7 +28,7 @@ function fieldsOf(value: unknown): Fields | undefined {
 }
 
 /** Scope kind always; the ids only as the scope-id policy allows. */
-export function scopeAttributes(telemetry: Telemetry, scope: unknown, into: Attributes): void {
+function scopeAttributes(telemetry: Telemetry, scope: unknown, into: Attributes): void {
   const fields = fieldsOf(scope);
   if (fields === undefined) return;
   const { kind } = fields;

@@ -13,6 +13,8 @@
 # database is created for the run. initdb and pg_ctl refuse to run as root, so as root they
 # run as the `postgres` user. The server is for tests: fsync is off.
 set -euo pipefail
+# shellcheck source=../../../scripts/test-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/test-server.sh"
 
 readonly PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 readonly STATE_DIR="${PG_STATE_DIR:-/tmp/artifact-kit-postgres}"
@@ -58,11 +60,6 @@ reuse_running() {
   answers "$PG_PORT"
 }
 
-free_port() {
-  node -e 'const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
-}
-
 start() {
   install_server
   if reuse_running; then
@@ -86,10 +83,6 @@ start() {
   printf 'DATABASE_URL=postgres://postgres@127.0.0.1:%s/%s\nPG_PORT=%s\nPG_STATE_DIR=%s\n' \
     "$port" "$DATABASE" "$port" "$STATE_DIR" >"$STATE"
   print_state
-}
-
-print_state() {
-  sed 's/^/export /' "$STATE"
 }
 
 case "${1:-}" in

@@ -35,7 +35,7 @@ export interface PostgresArtifactServiceOptions extends PostgresArtifactServiceB
   migrate?: boolean;
 }
 
-export type PostgresBounds = Required<PostgresArtifactServiceBounds>;
+type PostgresBounds = Required<PostgresArtifactServiceBounds>;
 
 export interface PostgresConfig extends PostgresBounds {
   pool: Pool;
@@ -103,7 +103,7 @@ export function resolvePool(value: unknown): Pool {
  * A schema name is spliced into SQL (as a quoted identifier), so only a plain lowercase
  * identifier is accepted: no quoting rules to get wrong, and no name PostgreSQL would fold.
  */
-export function validateSchemaName(value: unknown): string {
+function validateSchemaName(value: unknown): string {
   const schema = validateText(value, "schema", 63);
   if (!/^[a-z_][a-z0-9_]*$/.test(schema) || schema.startsWith("pg_")) {
     throw invalidArgument(

@@ -15,7 +15,7 @@ import { PostgresArtifactService } from "./service.js";
 export type PostgresSubjects = Pick<ArtifactServiceConformanceOptions, "create" | "createBounded">;
 
 /** Small bounds for the kit to drive each to its edge (byte bounds: multiples of 64). */
-export const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Object.freeze({
+const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Object.freeze({
   maxArtifactBytes: 64,
   maxPageLimit: 3,
   legacyListLimit: 5,
@@ -56,7 +56,7 @@ export function postgresSubjects(
 }
 
 /** Flips the stored byte at `offset` of a published version's data, in its block row. */
-export async function flipStoredByte(
+async function flipStoredByte(
   pool: Pool,
   schema: string,
   meta: Pick<ArtifactMeta, "scope" | "name" | "version">,

@@ -9,7 +9,7 @@ import {
 import type { Database } from "./database.js";
 import type { Statements } from "./statements.js";
 
-export interface StagedUploadInput {
+interface StagedUploadInput {
   readonly database: Database;
   readonly sql: Statements;
   readonly contentId: string;

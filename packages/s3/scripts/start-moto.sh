@@ -11,6 +11,8 @@
 # a free 127.0.0.1 port, keeps objects in memory, speaks plain HTTP, and logs to its state
 # folder.
 set -euo pipefail
+# shellcheck source=../../../scripts/test-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/test-server.sh"
 
 # 5.2.5: PutObject and CompleteMultipartUpload with If-None-Match: * answer 412 on an
 # existing key (checked by packages/s3/test/server.test.ts).
@@ -42,30 +44,9 @@ answers() {
     .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1"
 }
 
-stop_running() {
-  if [[ -f "$STATE" ]]; then
-    # shellcheck source=/dev/null
-    source "$STATE"
-    kill "$MOTO_PID" 2>/dev/null || true
-    rm -f "$STATE"
-  fi
-}
-
-reuse_running() {
-  [[ -f "$STATE" ]] || return 1
-  # shellcheck source=/dev/null
-  source "$STATE"
-  kill -0 "$MOTO_PID" 2>/dev/null && answers "$S3_ENDPOINT"
-}
-
-free_port() {
-  node -e 'const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
-}
-
 start() {
   install_server
-  if reuse_running; then
+  if reuse_recorded MOTO_PID S3_ENDPOINT; then
     print_state
     return
   fi
@@ -75,28 +56,14 @@ start() {
   endpoint="http://127.0.0.1:$port"
   nohup "$BIN" -H 127.0.0.1 -p "$port" >"$STATE_DIR/moto.log" 2>&1 </dev/null &
   pid=$!
-  for _ in $(seq 1 200); do
-    if answers "$endpoint"; then
-      printf 'S3_ENDPOINT=%s\nMOTO_PID=%s\n' "$endpoint" "$pid" >"$STATE"
-      print_state
-      return
-    fi
-    if ! kill -0 "$pid" 2>/dev/null; then break; fi
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  echo "start-moto: moto_server did not answer on $endpoint; log:" >&2
-  cat "$STATE_DIR/moto.log" >&2
-  exit 1
-}
-
-print_state() {
-  sed 's/^/export /' "$STATE"
+  await_server 200 "$pid" "$endpoint" \
+    "$(printf 'S3_ENDPOINT=%s\nMOTO_PID=%s\n' "$endpoint" "$pid")" \
+    "start-moto: moto_server did not answer on $endpoint" "$STATE_DIR/moto.log"
 }
 
 case "${1:-}" in
   --install) install_server ;;
-  --stop) stop_running ;;
+  --stop) stop_recorded MOTO_PID ;;
   "") start ;;
   *)
     echo "usage: start-moto.sh [--install | --stop]" >&2

@@ -16,7 +16,7 @@ const decoder = new TextDecoder();
  * Claims versions with create-only, never-deleted allocation objects: the lock that keeps
  * concurrent writers apart and the tombstone that keeps a deleted version from coming back.
  * The cached high-water mark makes the steady state one request; a 412 means another writer
- * took that version, so the mark is read again from the bucket and the next one is tried.
+ * took that version, so the high-water mark is read again from the bucket and the next one is tried.
  * Each allocation object holds the request id of its put, so a write the SDK retried after a
  * lost response recognises itself.
  */

@@ -38,14 +38,14 @@ export interface ListPage {
 }
 
 /** Bytes of an object (or of a range of it) and the object's whole size. */
-export interface ObjectBytes {
+interface ObjectBytes {
   readonly bytes: Uint8Array;
   readonly objectSize: number;
 }
 
-export type ByteWindow = { start: number; end: number } | { suffix: number };
+type ByteWindow = { start: number; end: number } | { suffix: number };
 
-export interface PendingUpload {
+interface PendingUpload {
   readonly key: string;
   readonly uploadId: string;
   readonly initiated: number;

@@ -49,7 +49,7 @@ export interface S3Config extends Required<S3ArtifactServiceBounds> {
 
 const MiB = 1024 * 1024;
 /** S3's smallest part (other than the last) and its largest part and single PutObject. */
-export const MIN_PART_BYTES = 5 * MiB;
+const MIN_PART_BYTES = 5 * MiB;
 export const MAX_PART_BYTES = 5 * 1024 * MiB;
 /** S3 lists at most this many keys per request. */
 export const S3_MAX_KEYS = 1_000;

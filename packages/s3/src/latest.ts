@@ -18,9 +18,9 @@ export class LatestLookup {
 
   /** The key of the name's highest published object, or undefined when none is left. */
   async latestObject(scope: Scope, key: string, deadline: Deadline): Promise<string | undefined> {
-    const top = await this.#allocator.highWaterHint(scope, key, deadline);
+    const highWater = await this.#allocator.highWaterHint(scope, key, deadline);
     const prefix = this.#layout.versionsPrefix(scope, key);
-    const latest = await highestUnderMark(top, async (from, below) => {
+    const latest = await highestUnderMark(highWater, async (from, below) => {
       const after = from > 1 ? this.#layout.versionObject(scope, key, from - 1) : undefined;
       const objects = await listAll(
         this.#client,

@@ -10,7 +10,7 @@ import { ObjectLayout } from "./layout.js";
 import { S3ArtifactService } from "./service.js";
 
 /** Small enough for the kit to drive the item, page and list limits to their edge. */
-export const SMALL_S3_BOUNDS: Readonly<S3ArtifactServiceBounds> = Object.freeze({
+const SMALL_S3_BOUNDS: Readonly<S3ArtifactServiceBounds> = Object.freeze({
   maxArtifactBytes: 64,
   maxPageLimit: 3,
   legacyListLimit: 5,

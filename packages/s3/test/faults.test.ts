@@ -1,6 +1,7 @@
-import { ArtifactError, type Scope, sha256Hex } from "@artifact-kit/core";
+import { type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { S3ArtifactService } from "../src/index.js";
+import { failure } from "./support/failure.js";
 import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
 import { endpoint, freshBucket, newClient } from "./support/server.js";
 
@@ -15,15 +16,6 @@ const publish = (r: SeenRequest) =>
 const completion = (r: SeenRequest) =>
   r.method === "POST" && r.url.includes("/n/") && r.url.includes("uploadId=");
 const listing = (r: SeenRequest) => r.method === "GET" && r.url.includes("list-type=2");
-
-async function failure(promise: Promise<unknown>): Promise<ArtifactError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ArtifactError);
-  return error as ArtifactError;
-}
 
 describe("faults between the client and the server", () => {
   let proxy: FaultProxy;

@@ -1,4 +1,4 @@
-import { ArtifactError, allNames, type Scope } from "@artifact-kit/core";
+import { type ArtifactError, allNames, type Scope } from "@artifact-kit/core";
 import {
   CreateMultipartUploadCommand,
   ListMultipartUploadsCommand,
@@ -7,6 +7,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { S3ArtifactService } from "../src/index.js";
+import { failure } from "./support/failure.js";
 import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
 import { endpoint, freshBucket, newClient } from "./support/server.js";
 
@@ -14,15 +15,6 @@ const scope: Scope = { kind: "session", app: "app", user: "u", session: "s" };
 const bytes = (text: string) => new TextEncoder().encode(text);
 const MiB = 1024 * 1024;
 const raw = newClient();
-
-async function failure(promise: Promise<unknown>): Promise<ArtifactError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ArtifactError);
-  return error as ArtifactError;
-}
 
 describe("options and open's check", () => {
   let proxy: FaultProxy;

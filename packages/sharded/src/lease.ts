@@ -1,6 +1,13 @@
-import { type ArtifactService, asArtifactError } from "@artifact-kit/core";
-import type { WorkerPool } from "./pool.js";
+import { type ArtifactError, type ArtifactService, asArtifactError } from "@artifact-kit/core";
 import type { Worker } from "./worker.js";
+
+/** What a lease needs of the pool that made it (the pool implements it; declared here so that
+ * the lease does not import the pool that imports it). */
+export interface LeaseOwner {
+  isWorkerFailure(failure: ArtifactError): boolean;
+  retire(worker: Worker): void;
+  release(worker: Worker): void;
+}
 
 /**
  * One hold on a worker. While it is held the worker counts as in use, so idle reclamation
@@ -8,10 +15,10 @@ import type { Worker } from "./worker.js";
  */
 export class WorkerLease {
   readonly #worker: Worker;
-  readonly #pool: WorkerPool;
+  readonly #pool: LeaseOwner;
   #released = false;
 
-  constructor(worker: Worker, pool: WorkerPool) {
+  constructor(worker: Worker, pool: LeaseOwner) {
     this.#worker = worker;
     this.#pool = pool;
   }

@@ -8,7 +8,7 @@ import {
 } from "@artifact-kit/core";
 import PQueue from "p-queue";
 import { maxActiveScopesReached, overloaded } from "./errors.js";
-import { WorkerLease } from "./lease.js";
+import { type LeaseOwner, WorkerLease } from "./lease.js";
 import type { RouterConfig } from "./options.js";
 import type { Shard, ShardFactory } from "./shard.js";
 import { Worker } from "./worker.js";
@@ -27,7 +27,7 @@ export interface PoolStatus {
  * to be admitted (at most `maxActiveScopes` workers, reclaiming an idle durable one at
  * capacity) and to have its worker opened.
  */
-export class WorkerPool {
+export class WorkerPool implements LeaseOwner {
   readonly #factory: ShardFactory;
   readonly #config: RouterConfig;
   readonly #reclaims: boolean;

@@ -7,7 +7,7 @@ import {
   type TransferCapabilities,
 } from "@artifact-kit/core";
 
-export type TransferPart = keyof TransferCapabilities;
+type TransferPart = keyof TransferCapabilities;
 
 /** The router serves a transfer part only when its factory declared it: there is no fallback. */
 export function requireDeclared(capabilities: Capabilities, part: TransferPart): void {

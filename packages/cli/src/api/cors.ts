@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { invalidArgument } from "@artifact-kit/core";
 
 /** The methods and request headers the API takes, as a preflight answers them. */
-export const API_METHODS = "GET, DELETE";
+const API_METHODS = "GET, DELETE";
 const API_REQUEST_HEADERS = "authorization, content-type";
 const PREFLIGHT_MAX_AGE_SECONDS = "600";
 

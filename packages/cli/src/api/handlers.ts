@@ -23,7 +23,7 @@ export interface HandlerContext {
 }
 
 /** One request's deadline, for the store (`deadline`) and the provider (`signal`). */
-export interface RequestBudget {
+interface RequestBudget {
   deadline: Deadline;
   signal: AbortSignal;
 }

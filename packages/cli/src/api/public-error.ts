@@ -8,7 +8,7 @@ const SERVER_SIDE_MESSAGES: Partial<Record<ArtifactErrorCode, string>> = {
   closed: "the store is closed",
 };
 
-export interface PublicError {
+interface PublicError {
   code: ArtifactErrorCode;
   message: string;
   detail: ArtifactError["detail"];

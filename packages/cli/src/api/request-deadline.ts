@@ -5,7 +5,7 @@ import {
   validatePositiveInteger,
 } from "@artifact-kit/core";
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** `requestTimeoutMs`: a whole number of milliseconds, 1..MAX_TIMEOUT_MS like any deadline. */
 export function validateRequestTimeout(given: unknown): number {

@@ -12,7 +12,7 @@ interface RepairOptions {
   batch: string;
 }
 
-export interface RepairSummary {
+interface RepairSummary {
   /** Leftovers removed over all batches. */
   readonly removed: number;
   /** From the last, complete walk. */

@@ -20,7 +20,7 @@ interface ServeOptions {
   allowOrigin: string[];
 }
 
-export const TOKEN_VARIABLE = "ARTIFACT_KIT_API_TOKEN";
+const TOKEN_VARIABLE = "ARTIFACT_KIT_API_TOKEN";
 
 /**
  * A module whose default export is the ResourceProvider hook. A module that is missing or

@@ -10,7 +10,7 @@ export interface StoreBounds {
 }
 
 /** The bound names, as URI parameters (`?maxArtifactBytes=N`); every adapter takes them. */
-export const STORE_BOUND_NAMES = ["maxArtifactBytes", "maxPageLimit"] as const;
+const STORE_BOUND_NAMES = ["maxArtifactBytes", "maxPageLimit"] as const;
 
 /** Where the artifacts are, as named by one `--store` URI. */
 export type StoreLocation = (

@@ -1,9 +1,10 @@
 import type { Deadline } from "../deadline.js";
 import { ArtifactError, artifactTooLarge, asArtifactError, invalidArgument } from "../errors.js";
-import type { ParsedUpload, UploadSink } from "../transfer.js";
 import type { ArtifactMeta } from "../types.js";
 import { validateData } from "../validate.js";
 import { BlockDigester, type DataDigest } from "./blocks.js";
+import type { UploadSink } from "./contract.js";
+import type { ParsedUpload } from "./parse.js";
 
 /** Where an adapter's upload goes: it stages bytes and publishes them, or throws them away. */
 export interface UploadTarget {

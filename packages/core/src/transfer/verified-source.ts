@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Deadline } from "../deadline.js";
 import { ArtifactError, asArtifactError } from "../errors.js";
-import type { ByteRange, DownloadSource } from "../transfer.js";
 import type { ArtifactMeta } from "../types.js";
 import { TRANSFER_BLOCK_BYTES } from "./blocks.js";
+import type { ByteRange, DownloadSource } from "./contract.js";
 
 export interface VerifiedSourceInput {
   readonly meta: ArtifactMeta;

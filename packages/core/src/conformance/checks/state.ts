@@ -13,7 +13,7 @@ import {
 import { BOUNDARY_SIZES, seededBytes } from "../payload.js";
 
 // Multi-step state laws on one artifact: every view of it (head, get, listVersions, list)
-// agrees with the model after each kind of delete, and the version counter never goes back.
+// agrees with the model after each kind of delete, and the version high-water never goes back.
 
 const NAME = "state/artifact";
 
