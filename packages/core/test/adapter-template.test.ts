@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import {
+  type AdapterHooks,
+  AdapterService,
+  parseGet,
+  parsePut,
+  servicePort,
+} from "../src/adapter/index.js";
+import { ArtifactError, defineCapabilities, type Scope } from "../src/index.js";
+
+const scope: Scope = { kind: "app", app: "template" };
+const capabilities = defineCapabilities({
+  durability: "volatile",
+  maxPageLimit: 10,
+  legacyListLimit: 10,
+  quotas: { appliesTo: "global", bounds: { maxArtifactBytes: 8 } },
+});
+
+/** Hooks that record what reached them, and fail with a plain Error when asked to read. */
+function recordingHooks() {
+  const published: { bytes: Uint8Array; size: number }[] = [];
+  let closes = 0;
+  const hooks: AdapterHooks = {
+    async publish(request, bytes, digest) {
+      published.push({ bytes, size: digest.size });
+      return {
+        scope: request.scope,
+        name: request.name,
+        version: published.length,
+        mimeType: request.mimeType,
+        size: digest.size,
+        sha256: digest.sha256,
+        createdAt: 1,
+        metadata: request.metadata,
+      };
+    },
+    read: async () => {
+      throw new Error("disk on fire");
+    },
+    readMeta: async () => {
+      throw new Error("disk on fire");
+    },
+    remove: async () => undefined,
+    names: async (request) => ({ scope: request.scope, items: [] }),
+    versions: async () => ({ items: [] }),
+    legacyList: async () => [],
+    closeBackend: async () => {
+      closes += 1;
+    },
+  };
+  return { hooks, published, closes: () => closes };
+}
+
+describe("AdapterService", () => {
+  it("hands the hook a private copy and enforces maxArtifactBytes before it", async () => {
+    const { hooks, published } = recordingHooks();
+    const service = new AdapterService(hooks, capabilities);
+    const data = new Uint8Array([1, 2, 3]);
+    const meta = await service.put(scope, "a", data);
+    data[0] = 9;
+    expect(meta.size).toBe(3);
+    expect([...(published[0]?.bytes ?? [])]).toEqual([1, 2, 3]);
+    await expect(service.put(scope, "a", new Uint8Array(9))).rejects.toMatchObject({
+      code: "artifact_too_large",
+      detail: { limit: "max_artifact_bytes", bound: 8 },
+    });
+    expect(published).toHaveLength(1);
+  });
+
+  it("wraps a backend failure once as unavailable, keeping it as the cause", async () => {
+    const service = new AdapterService(recordingHooks().hooks, capabilities);
+    const failure = await service.get(scope, "a").catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ArtifactError);
+    expect(failure).toMatchObject({ code: "unavailable", message: "get failed: disk on fire" });
+  });
+
+  it("refuses transfer without the transfer hooks", async () => {
+    const service = new AdapterService(recordingHooks().hooks, capabilities);
+    await expect(service.openUpload(scope, "a")).rejects.toMatchObject({
+      code: "unsupported_transfer",
+    });
+    await expect(service.openDownload(scope, "a")).rejects.toMatchObject({
+      code: "unsupported_transfer",
+    });
+  });
+
+  it("closes the backend once and then refuses the public operations and the port", async () => {
+    const { hooks, closes } = recordingHooks();
+    const service = new AdapterService(hooks, capabilities);
+    const port = servicePort(service);
+    await Promise.all([service.close(), service.close()]);
+    expect(closes()).toBe(1);
+    await expect(service.listNames(scope)).rejects.toMatchObject({ code: "closed" });
+    await expect(port?.get(parseGet(scope, "a", undefined))).rejects.toMatchObject({
+      code: "closed",
+    });
+  });
+
+  it("serves parsed requests through its port with the same checks", async () => {
+    const { hooks, published } = recordingHooks();
+    const service = new AdapterService(hooks, capabilities);
+    const port = servicePort(service);
+    expect(port).toBeDefined();
+    const meta = await port?.put(parsePut(scope, "a", new Uint8Array([5]), undefined));
+    expect(meta?.version).toBe(1);
+    expect(published).toHaveLength(1);
+    await expect(
+      port?.put(parsePut(scope, "a", new Uint8Array(9), undefined)),
+    ).rejects.toMatchObject({ code: "artifact_too_large" });
+  });
+
+  it("requires maxArtifactBytes among the declared bounds", () => {
+    const unbounded = defineCapabilities({
+      durability: "volatile",
+      maxPageLimit: 10,
+      legacyListLimit: 10,
+      quotas: { appliesTo: "global", bounds: {} },
+    });
+    expect(() => new AdapterService(recordingHooks().hooks, unbounded)).toThrow(/maxArtifactBytes/);
+  });
+});
