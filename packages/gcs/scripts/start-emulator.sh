@@ -7,8 +7,9 @@
 #
 # Idempotent: the binary is built once per version with `go install` into a cache folder
 # (FAKE_GCS_CACHE, default ~/.cache/artifact-kit), and an emulator it already started that
-# still answers is reused (FAKE_GCS_STATE_DIR gives a caller its own). The emulator listens on a free 127.0.0.1 port, keeps objects in
-# memory, speaks plain HTTP, and logs to its state folder.
+# still answers is reused (FAKE_GCS_STATE_DIR gives a caller its own). The emulator listens on
+# a free 127.0.0.1 port, keeps objects in memory, speaks plain HTTP, and logs to its state
+# folder. The life cycle is scripts/lib/test-server.sh's.
 set -euo pipefail
 
 # v1.56.1: create-only uploads (ifGenerationMatch=0) answer 412 for multipart and resumable.
@@ -17,15 +18,13 @@ readonly MODULE="github.com/fsouza/fake-gcs-server"
 readonly CACHE="${FAKE_GCS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artifact-kit}"
 readonly BIN_DIR="$CACHE/fake-gcs-server/$VERSION"
 readonly BIN="$BIN_DIR/fake-gcs-server"
-readonly STATE_DIR="${FAKE_GCS_STATE_DIR:-$CACHE/fake-gcs-server/run}"
-readonly STATE="$STATE_DIR/emulator.env"
+readonly SERVER_NAME="fake-gcs-server $VERSION"
+readonly STATE="${FAKE_GCS_STATE_DIR:-$CACHE/fake-gcs-server/run}/emulator.env"
+readonly ENDPOINT_VAR=STORAGE_EMULATOR_HOST PID_VAR=FAKE_GCS_PID WAIT_TENTHS=100
 
-install_binary() {
+install_server() {
   if [[ -x "$BIN" ]]; then return; fi
-  if ! command -v go >/dev/null 2>&1; then
-    echo "start-emulator: Go is needed to build fake-gcs-server $VERSION" >&2
-    exit 1
-  fi
+  require_command go "build it"
   mkdir -p "$BIN_DIR"
   echo "start-emulator: building fake-gcs-server $VERSION (once)" >&2
   GOBIN="$BIN_DIR" GOFLAGS="${GOFLAGS:-} -buildvcs=false" go install "$MODULE@$VERSION" >&2
@@ -36,66 +35,11 @@ answers() {
     .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1"
 }
 
-stop_running() {
-  if [[ -f "$STATE" ]]; then
-    # shellcheck source=/dev/null
-    source "$STATE"
-    kill "$FAKE_GCS_PID" 2>/dev/null || true
-    rm -f "$STATE"
-  fi
+launch() {
+  exec nohup "$BIN" -scheme http -backend memory -host 127.0.0.1 -port "$1" \
+    -public-host "127.0.0.1:$1" -external-url "$2" -log-level warn
 }
 
-reuse_running() {
-  [[ -f "$STATE" ]] || return 1
-  # shellcheck source=/dev/null
-  source "$STATE"
-  kill -0 "$FAKE_GCS_PID" 2>/dev/null && answers "$STORAGE_EMULATOR_HOST"
-}
-
-free_port() {
-  node -e 'const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
-}
-
-start() {
-  install_binary
-  if reuse_running; then
-    print_state
-    return
-  fi
-  mkdir -p "$STATE_DIR"
-  local port endpoint pid
-  port="$(free_port)"
-  endpoint="http://127.0.0.1:$port"
-  nohup "$BIN" -scheme http -backend memory -host 127.0.0.1 -port "$port" \
-    -public-host "127.0.0.1:$port" -external-url "$endpoint" -log-level warn \
-    >"$STATE_DIR/emulator.log" 2>&1 </dev/null &
-  pid=$!
-  for _ in $(seq 1 100); do
-    if answers "$endpoint"; then
-      printf 'STORAGE_EMULATOR_HOST=%s\nFAKE_GCS_PID=%s\n' "$endpoint" "$pid" >"$STATE"
-      print_state
-      return
-    fi
-    if ! kill -0 "$pid" 2>/dev/null; then break; fi
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  echo "start-emulator: fake-gcs-server did not answer on $endpoint; log:" >&2
-  cat "$STATE_DIR/emulator.log" >&2
-  exit 1
-}
-
-print_state() {
-  sed 's/^/export /' "$STATE"
-}
-
-case "${1:-}" in
-  --install) install_binary ;;
-  --stop) stop_running ;;
-  "") start ;;
-  *)
-    echo "usage: start-emulator.sh [--install | --stop]" >&2
-    exit 2
-    ;;
-esac
+# shellcheck source=../../../scripts/lib/test-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/test-server.sh"
+run_server_script "$@"

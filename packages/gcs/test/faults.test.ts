@@ -3,7 +3,12 @@ import type { Bucket } from "@google-cloud/storage";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GcsArtifactService } from "../src/index.js";
 import { endpoint, freshBucket, newStorage } from "./support/emulator.js";
-import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
+import {
+  type FaultProxy,
+  type SeenRequest,
+  startFaultProxy,
+  UNAVAILABLE,
+} from "./support/fault-proxy.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "u" };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -30,7 +35,7 @@ describe("faults between the client and the emulator", () => {
   let observer: GcsArtifactService;
 
   beforeAll(async () => {
-    proxy = await FaultProxy.start(endpoint());
+    proxy = await startFaultProxy(endpoint());
   });
   afterAll(() => proxy.close());
 
@@ -58,9 +63,9 @@ describe("faults between the client and the emulator", () => {
   });
 
   it("a 503 is retried; a backend that keeps failing is unavailable, with its cause", async () => {
-    proxy.inject(publish, "unavailable");
+    proxy.inject(publish, UNAVAILABLE);
     expect((await service.put(scope, "n", bytes("x"))).version).toBe(1);
-    proxy.inject(listing, "unavailable", Number.POSITIVE_INFINITY);
+    proxy.inject(listing, UNAVAILABLE, Number.POSITIVE_INFINITY);
     const error = await service.listNames(scope).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "unavailable" });
     expect((error as ArtifactError).cause).toBeDefined();

@@ -20,6 +20,11 @@ readonly DATA="$STATE_DIR/data"
 readonly STATE="$STATE_DIR/postgres.env"
 readonly DATABASE="${PG_DATABASE:-artifact_kit}"
 
+# free_port, print_state and run_server_script; start_server, stop_running and reuse_running
+# are this script's own (below): pg_ctl, not a process of the script's, runs the server.
+# shellcheck source=../../../scripts/lib/test-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/test-server.sh"
+
 install_server() {
   if [[ -x "$PG_BIN/initdb" && -x "$PG_BIN/pg_ctl" ]]; then return; fi
   if [[ "$(id -u)" != 0 ]]; then
@@ -58,12 +63,7 @@ reuse_running() {
   answers "$PG_PORT"
 }
 
-free_port() {
-  node -e 'const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
-}
-
-start() {
+start_server() {
   install_server
   if reuse_running; then
     print_state
@@ -88,16 +88,4 @@ start() {
   print_state
 }
 
-print_state() {
-  sed 's/^/export /' "$STATE"
-}
-
-case "${1:-}" in
-  --install) install_server ;;
-  --stop) stop_running ;;
-  "") start ;;
-  *)
-    echo "usage: start-postgres.sh [--install | --stop]" >&2
-    exit 2
-    ;;
-esac
+run_server_script "$@"
