@@ -104,38 +104,55 @@ describe("the sharded router over s3", () => {
   });
 });
 
+/** Two instances on one fresh store, as two hosts would be, each behind its own bridge. */
+async function twoHosts() {
+  const prefix = freshPrefix();
+  const firstService = await openWorker(prefix)();
+  const secondService = await openWorker(prefix)();
+  return {
+    first: toAdkArtifactService(firstService),
+    second: toAdkArtifactService(secondService),
+    firstService,
+    close: () => Promise.all([firstService.close(), secondService.close()]),
+  };
+}
+
 describe("the ADK bridge over s3", () => {
   const key = { appName: "bot", userId: "ada", sessionId: "s1" };
 
-  test("save, load, list keys and versions map onto the adapter's scopes", async () => {
-    const service = await openWorker(freshPrefix())();
-    const adk = toAdkArtifactService(service);
-    expect(
-      await adk.saveArtifact({ ...key, filename: "notes.txt", artifact: { text: "one" } }),
-    ).toBe(0);
-    await adk.saveArtifact({ ...key, filename: "notes.txt", artifact: { text: "two" } });
-    await adk.saveArtifact({ ...key, filename: "user:profile.txt", artifact: { text: "me" } });
-    expect(await adk.loadArtifact({ ...key, filename: "notes.txt" })).toMatchObject({
-      text: "two",
-    });
-    expect(await adk.loadArtifact({ ...key, filename: "notes.txt", version: 0 })).toMatchObject({
-      text: "one",
-    });
-    expect(await adk.listArtifactKeys(key)).toEqual(["notes.txt", "user:profile.txt"]);
-    expect(await adk.listVersions({ ...key, filename: "notes.txt" })).toEqual([0, 1]);
-    // Session files in the session's scope, user: files in the user's, seen by every session.
+  test("what one instance saves, another reads in the same scopes: session files and user: files", async () => {
+    const { first: writer, second: reader, firstService: service, close } = await twoHosts();
+    const saves = ["one", "two"].map((text) => ({
+      ...key,
+      filename: "notes.txt",
+      artifact: { text },
+    }));
+    for (const [index, save] of saves.entries()) {
+      expect(await writer.saveArtifact(save)).toBe(index);
+    }
+    await writer.saveArtifact({ ...key, filename: "user:profile.txt", artifact: { text: "me" } });
+    // ADK counts versions from 0; the adapter from 1, in the session's own scope.
+    expect(await reader.listVersions({ ...key, filename: "notes.txt" })).toEqual([0, 1]);
+    const first = await reader.loadArtifact({ ...key, filename: "notes.txt", version: 0 });
+    expect(first).toMatchObject({ text: "one" });
     const session = { kind: "session", app: "bot", user: "ada", session: "s1" } as const;
-    expect((await service.listNames(session)).items).toEqual(["notes.txt"]);
-    expect(await adk.listArtifactKeys({ ...key, sessionId: "s2" })).toEqual(["user:profile.txt"]);
-    await service.close();
+    expect((await service.listVersions(session, "notes.txt")).items).toMatchObject([
+      { version: 1 },
+      { version: 2 },
+    ]);
+    // user: files live in the user's scope, so every session of that user lists them.
+    expect(await reader.listArtifactKeys(key)).toEqual(["notes.txt", "user:profile.txt"]);
+    expect(await reader.listArtifactKeys({ ...key, sessionId: "s2" })).toEqual([
+      "user:profile.txt",
+    ]);
+    expect((await service.listNames({ kind: "user", app: "bot", user: "ada" })).items).toEqual([
+      "profile.txt",
+    ]);
+    await close();
   });
 
   test("a deleted artifact's versions are never handed out again, by any instance", async () => {
-    const prefix = freshPrefix();
-    const firstService = await openWorker(prefix)();
-    const secondService = await openWorker(prefix)();
-    const first = toAdkArtifactService(firstService);
-    const second = toAdkArtifactService(secondService);
+    const { first, second, close } = await twoHosts();
     await first.saveArtifact({ ...key, filename: "a.txt", artifact: { text: "one" } });
     await first.saveArtifact({ ...key, filename: "a.txt", artifact: { text: "two" } });
     await first.deleteArtifact({ ...key, filename: "a.txt" });
@@ -149,7 +166,7 @@ describe("the ADK bridge over s3", () => {
     expect(await first.loadArtifact({ ...key, filename: "a.txt" })).toMatchObject({
       text: "three",
     });
-    await Promise.all([firstService.close(), secondService.close()]);
+    await close();
   });
 
   test("code bound to one invocation reaches only its own app, user and session", async () => {
