@@ -2,7 +2,7 @@ import { ArtifactError, compareUtf8, type Scope } from "@artifact-kit/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GcsArtifactService } from "../src/index.js";
 import { endpoint, freshBucket, newStorage } from "./support/emulator.js";
-import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
+import { type FaultProxy, type SeenRequest, startFaultProxy } from "./support/fault-proxy.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "u" };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -61,7 +61,7 @@ describe("latest in a constant number of requests", () => {
   let bucket: Awaited<ReturnType<typeof freshBucket>>;
 
   beforeAll(async () => {
-    proxy = await FaultProxy.start(endpoint());
+    proxy = await startFaultProxy(endpoint());
   });
   afterAll(() => proxy.close());
   beforeEach(async () => {

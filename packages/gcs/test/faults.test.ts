@@ -4,7 +4,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { GcsArtifactService } from "../src/index.js";
 import { endpoint, freshBucket, newStorage } from "./support/emulator.js";
 import { failure } from "./support/failure.js";
-import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
+import {
+  type FaultProxy,
+  type SeenRequest,
+  startFaultProxy,
+  UNAVAILABLE,
+} from "./support/fault-proxy.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "u" };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -22,7 +27,7 @@ describe("faults between the client and the emulator", () => {
   let observer: GcsArtifactService;
 
   beforeAll(async () => {
-    proxy = await FaultProxy.start(endpoint());
+    proxy = await startFaultProxy(endpoint());
   });
   afterAll(() => proxy.close());
 
@@ -50,9 +55,9 @@ describe("faults between the client and the emulator", () => {
   });
 
   it("a 503 is retried; a backend that keeps failing is unavailable, with its cause", async () => {
-    proxy.inject(publish, "unavailable");
+    proxy.inject(publish, UNAVAILABLE);
     expect((await service.put(scope, "n", bytes("x"))).version).toBe(1);
-    proxy.inject(listing, "unavailable", Number.POSITIVE_INFINITY);
+    proxy.inject(listing, UNAVAILABLE, Number.POSITIVE_INFINITY);
     const error = await service.listNames(scope).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "unavailable" });
     expect((error as ArtifactError).cause).toBeDefined();

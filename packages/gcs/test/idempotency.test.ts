@@ -3,7 +3,12 @@ import type { Bucket } from "@google-cloud/storage";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GcsArtifactService } from "../src/index.js";
 import { endpoint, freshBucket, newStorage } from "./support/emulator.js";
-import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
+import {
+  type FaultProxy,
+  type SeenRequest,
+  startFaultProxy,
+  UNAVAILABLE,
+} from "./support/fault-proxy.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "u" };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -27,7 +32,7 @@ describe("idempotency keys on GCS", () => {
     (await instance().listVersions(scope, name)).items.map((meta) => meta.version);
 
   beforeAll(async () => {
-    proxy = await FaultProxy.start(endpoint());
+    proxy = await startFaultProxy(endpoint());
   });
   afterAll(() => proxy.close());
   beforeEach(async () => {
@@ -73,7 +78,7 @@ describe("idempotency keys on GCS", () => {
       prefix: "p/",
     });
     await flaky.put(scope, "r", bytes("v1"));
-    proxy.inject(publish, "unavailable", 100);
+    proxy.inject(publish, UNAVAILABLE, 100);
     const lost = await refusal(flaky.put(scope, "r", bytes("v2"), { idempotencyKey: "k" }));
     expect(lost.code).toBe("unavailable");
     proxy.clearFaults();

@@ -2,7 +2,7 @@ import { ArtifactError, type Scope } from "@artifact-kit/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GcsArtifactService } from "../src/index.js";
 import { endpoint, freshBucket, newStorage } from "./support/emulator.js";
-import { FaultProxy } from "./support/fault-proxy.js";
+import { type FaultProxy, startFaultProxy } from "./support/fault-proxy.js";
 
 const scope: Scope = { kind: "session", app: "app", user: "u", session: "s" };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -24,7 +24,7 @@ describe("GcsArtifactService on the emulator", () => {
   let service: GcsArtifactService;
 
   beforeAll(async () => {
-    proxy = await FaultProxy.start(endpoint());
+    proxy = await startFaultProxy(endpoint());
   });
   afterAll(() => proxy.close());
 

@@ -13,14 +13,17 @@
 # database is created for the run. initdb and pg_ctl refuse to run as root, so as root they
 # run as the `postgres` user. The server is for tests: fsync is off.
 set -euo pipefail
-# shellcheck source=../../../scripts/test-server.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/test-server.sh"
 
 readonly PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 readonly STATE_DIR="${PG_STATE_DIR:-/tmp/artifact-kit-postgres}"
 readonly DATA="$STATE_DIR/data"
 readonly STATE="$STATE_DIR/postgres.env"
 readonly DATABASE="${PG_DATABASE:-artifact_kit}"
+
+# free_port, print_state and run_server_script; start_server, stop_running and reuse_running
+# are this script's own (below): pg_ctl, not a process of the script's, runs the server.
+# shellcheck source=../../../scripts/lib/test-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/test-server.sh"
 
 install_server() {
   if [[ -x "$PG_BIN/initdb" && -x "$PG_BIN/pg_ctl" ]]; then return; fi
@@ -60,7 +63,7 @@ reuse_running() {
   answers "$PG_PORT"
 }
 
-start() {
+start_server() {
   install_server
   if reuse_running; then
     print_state
@@ -85,12 +88,4 @@ start() {
   print_state
 }
 
-case "${1:-}" in
-  --install) install_server ;;
-  --stop) stop_running ;;
-  "") start ;;
-  *)
-    echo "usage: start-postgres.sh [--install | --stop]" >&2
-    exit 2
-    ;;
-esac
+run_server_script "$@"

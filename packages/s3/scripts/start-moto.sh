@@ -9,26 +9,22 @@
 # cache folder (MOTO_CACHE, default ~/.cache/artifact-kit), and a server it already started
 # that still answers is reused (MOTO_STATE_DIR gives a caller its own). The server listens on
 # a free 127.0.0.1 port, keeps objects in memory, speaks plain HTTP, and logs to its state
-# folder.
+# folder. The life cycle is scripts/lib/test-server.sh's.
 set -euo pipefail
-# shellcheck source=../../../scripts/test-server.sh
-source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/test-server.sh"
 
 # 5.2.5: PutObject and CompleteMultipartUpload with If-None-Match: * answer 412 on an
-# existing key (checked by packages/s3/test/server.test.ts).
+# existing key (checked by open()'s probe in every test run).
 readonly VERSION="5.2.5"
 readonly CACHE="${MOTO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artifact-kit}"
 readonly VENV="$CACHE/moto-$VERSION"
 readonly BIN="$VENV/bin/moto_server"
-readonly STATE_DIR="${MOTO_STATE_DIR:-$CACHE/moto/run}"
-readonly STATE="$STATE_DIR/moto.env"
+readonly SERVER_NAME="moto_server $VERSION"
+readonly STATE="${MOTO_STATE_DIR:-$CACHE/moto/run}/moto.env"
+readonly ENDPOINT_VAR=S3_ENDPOINT PID_VAR=MOTO_PID WAIT_TENTHS=200
 
 install_server() {
   if [[ -x "$BIN" ]]; then return; fi
-  if ! command -v python3 >/dev/null 2>&1; then
-    echo "start-moto: python3 is needed to install moto $VERSION" >&2
-    exit 1
-  fi
+  require_command python3 "install it"
   echo "start-moto: installing moto[server]==$VERSION into $VENV (once)" >&2
   # A failed install leaves no moto_server behind, so the next run starts over.
   rm -rf "$VENV"
@@ -44,29 +40,10 @@ answers() {
     .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1"
 }
 
-start() {
-  install_server
-  if reuse_recorded MOTO_PID S3_ENDPOINT; then
-    print_state
-    return
-  fi
-  mkdir -p "$STATE_DIR"
-  local port endpoint pid
-  port="$(free_port)"
-  endpoint="http://127.0.0.1:$port"
-  nohup "$BIN" -H 127.0.0.1 -p "$port" >"$STATE_DIR/moto.log" 2>&1 </dev/null &
-  pid=$!
-  await_server 200 "$pid" "$endpoint" \
-    "$(printf 'S3_ENDPOINT=%s\nMOTO_PID=%s\n' "$endpoint" "$pid")" \
-    "start-moto: moto_server did not answer on $endpoint" "$STATE_DIR/moto.log"
+launch() {
+  exec nohup "$BIN" -H 127.0.0.1 -p "$1"
 }
 
-case "${1:-}" in
-  --install) install_server ;;
-  --stop) stop_recorded MOTO_PID ;;
-  "") start ;;
-  *)
-    echo "usage: start-moto.sh [--install | --stop]" >&2
-    exit 2
-    ;;
-esac
+# shellcheck source=../../../scripts/lib/test-server.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../../scripts/lib/test-server.sh"
+run_server_script "$@"

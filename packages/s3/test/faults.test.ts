@@ -2,7 +2,7 @@ import { type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { S3ArtifactService } from "../src/index.js";
 import { failure } from "./support/failure.js";
-import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
+import { FaultProxy, type SeenRequest, SLOW_DOWN } from "./support/fault-proxy.js";
 import { endpoint, freshBucket, newClient } from "./support/server.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "u" };
@@ -68,16 +68,16 @@ describe("faults between the client and the server", () => {
   });
 
   it("503 SlowDown is retried; a server that keeps answering it is unavailable, with its cause", async () => {
-    proxy.inject(publish, "slow-down");
+    proxy.inject(publish, SLOW_DOWN);
     expect((await service.put(scope, "n", bytes("x"))).version).toBe(1);
-    proxy.inject(publish, "slow-down", Number.POSITIVE_INFINITY);
+    proxy.inject(publish, SLOW_DOWN, Number.POSITIVE_INFINITY);
     const refused = await failure(service.put(scope, "n", bytes("y")));
     expect(refused.code).toBe("unavailable");
     expect(refused.cause).toBeDefined();
     // Never half-published: the allocation landed, the version did not.
     expect(await versions("n")).toEqual([1]);
     proxy.clearFaults();
-    proxy.inject(listing, "slow-down", Number.POSITIVE_INFINITY);
+    proxy.inject(listing, SLOW_DOWN, Number.POSITIVE_INFINITY);
     // A failed listing is an error, never "no versions".
     expect((await failure(service.get(scope, "n"))).code).toBe("unavailable");
     expect((await failure(service.listNames(scope))).code).toBe("unavailable");

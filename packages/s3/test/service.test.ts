@@ -8,7 +8,7 @@ import {
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { S3ArtifactService } from "../src/index.js";
 import { failure } from "./support/failure.js";
-import { FaultProxy, type SeenRequest } from "./support/fault-proxy.js";
+import { FaultProxy, type SeenRequest, SLOW_DOWN } from "./support/fault-proxy.js";
 import { endpoint, freshBucket, newClient } from "./support/server.js";
 
 const scope: Scope = { kind: "session", app: "app", user: "u", session: "s" };
@@ -201,7 +201,7 @@ describe("names, requests and idempotency keys", () => {
 
   it("a keyed put that died after binding is finished by its retry, at the bound version", async () => {
     const publication = (r: SeenRequest) => r.method === "PUT" && r.url.includes("/n/");
-    proxy.inject(publication, "slow-down", Number.POSITIVE_INFINITY);
+    proxy.inject(publication, SLOW_DOWN, Number.POSITIVE_INFINITY);
     const died = await failure(service.put(scope, "n", bytes("data"), { idempotencyKey: "r" }));
     expect(died.code).toBe("unavailable");
     proxy.clearFaults();

@@ -1,0 +1,7 @@
+export {
+  type CannedAnswer,
+  type Fault,
+  FaultProxy,
+  type FaultProxyOptions,
+  type SeenRequest,
+} from "./fault-proxy.js";
