@@ -16,6 +16,7 @@ import {
   newRecord,
 } from "./transitions.js";
 import type {
+  ClaimRequest,
   EffectJournal,
   EffectReceipt,
   EffectRecord,
@@ -140,7 +141,14 @@ export abstract class JournalBase implements EffectJournal {
 
   async claimOrphans(request: unknown): Promise<EffectRecord[]> {
     this.#live();
-    const claim = validateClaim(request);
+    return this.claim(validateClaim(request));
+  }
+
+  /**
+   * Leases up to `claim.limit` claimable records. This default scans `ids()` and swaps each;
+   * a backend with a better primitive (row locks that skip locked rows) overrides it.
+   */
+  protected async claim(claim: ClaimRequest): Promise<EffectRecord[]> {
     const claimed: EffectRecord[] = [];
     let scanned = 0;
     for await (const effectId of this.ids()) {
