@@ -184,6 +184,16 @@ export abstract class JournalBase implements EffectJournal {
   async prune(request: unknown): Promise<{ pruned: number }> {
     this.#live();
     const { olderThan, limit } = validatePrune(request);
+    const pruned = await this.pruneSettled(olderThan, limit);
+    await this.sweep(olderThan, limit);
+    return { pruned };
+  }
+
+  /**
+   * Removes up to `limit` settled effects last changed before `olderThan`; how many. This
+   * default scans `ids()`; a backend with an index on the settled time overrides it.
+   */
+  protected async pruneSettled(olderThan: number, limit: number): Promise<number> {
     let pruned = 0;
     let scanned = 0;
     for await (const effectId of this.ids()) {
@@ -193,8 +203,7 @@ export abstract class JournalBase implements EffectJournal {
       await this.remove(effectId);
       pruned++;
     }
-    await this.sweep(olderThan, limit);
-    return { pruned };
+    return pruned;
   }
 
   async close(): Promise<void> {

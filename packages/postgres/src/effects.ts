@@ -23,8 +23,11 @@ export interface PostgresEffectJournalOptions {
   clock?: () => number;
 }
 
-/** The phases a claim may take over: anything not yet settled. */
-const OPEN_PHASES = ["intended", "applied"];
+/**
+ * The phases not yet settled, as SQL: written out (not a parameter) so that the planner
+ * matches the partial indexes of migration 2 (effects_orphans, effects_settled).
+ */
+const OPEN_PHASES = "('intended', 'applied')";
 
 function parseRecord(effectId: string, text: string): EffectRecord {
   let record: EffectRecord;
@@ -131,6 +134,20 @@ export class PostgresEffectJournal extends JournalBase {
     for (const row of rows) yield row.effect_id;
   }
 
+  /** One statement over the settled-time index; rows another pruner holds are skipped. */
+  protected override async pruneSettled(olderThan: number, limit: number): Promise<number> {
+    const rows = await this.#query(
+      "prune",
+      `DELETE FROM ${this.#table} WHERE effect_id IN (
+         SELECT effect_id FROM ${this.#table}
+         WHERE phase NOT IN ${OPEN_PHASES} AND updated_at < $1
+         ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING 1`,
+      [olderThan, limit],
+    );
+    return rows.length;
+  }
+
   protected async remove(effectId: string): Promise<void> {
     await this.#query("prune", `DELETE FROM ${this.#table} WHERE effect_id = $1`, [effectId]);
   }
@@ -157,9 +174,9 @@ export class PostgresEffectJournal extends JournalBase {
       const now = this.clock();
       const locked = await client.query<{ effect_id: string; record: string }>(
         `SELECT effect_id, record FROM ${this.#table}
-         WHERE phase = ANY ($1) AND lease_expires_at <= $2 AND attempts < $3
-         ORDER BY lease_expires_at LIMIT $4 FOR UPDATE SKIP LOCKED`,
-        [OPEN_PHASES, now, claim.maxAttempts, claim.limit],
+         WHERE phase IN ${OPEN_PHASES} AND lease_expires_at <= $1 AND attempts < $2
+         ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+        [now, claim.maxAttempts, claim.limit],
       );
       const claimed: EffectRecord[] = [];
       for (const row of locked.rows) {
