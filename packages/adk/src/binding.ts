@@ -11,6 +11,8 @@ export interface InvocationBinding {
   readonly key: AdkSessionKey;
   /** Told of each successful mutation, with the ADK filename it was made under (tool calls). */
   readonly recordEffect?: (filename: string, effect: ArtifactEffect) => void;
+  /** The invocation and function call a tool call's binding was made for (journal correlation). */
+  readonly call?: { readonly invocationId: string; readonly functionCallId: string };
 }
 
 const bindings = new AsyncLocalStorage<InvocationBinding>();

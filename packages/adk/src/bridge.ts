@@ -1,10 +1,13 @@
 import {
+  type ArtifactEffect,
   type ArtifactMeta,
   type ArtifactService,
   bindArtifacts,
   compareUtf8,
   invalidArgument,
   isArtifactError,
+  type PutOptions,
+  type Scope,
   validateOptionKeys,
 } from "@artifact-kit/core";
 import type {
@@ -15,9 +18,15 @@ import type {
   LoadArtifactRequest,
   SaveArtifactRequest,
 } from "@google/adk";
-import { currentBinding, requireBoundKey } from "./binding.js";
+import { currentBinding, type InvocationBinding, requireBoundKey } from "./binding.js";
 import { getChecked, headChecked, namesChecked, versionsChecked } from "./checked.js";
-import { locate, sessionScope, USER_NAMESPACE_PREFIX, userScope } from "./location.js";
+import {
+  type AdkSessionKey,
+  locate,
+  sessionScope,
+  USER_NAMESPACE_PREFIX,
+  userScope,
+} from "./location.js";
 import { readCustomMetadata, readPartRecord, storedMetadata } from "./metadata.js";
 import { optional } from "./optional.js";
 import { decodePart, encodePart, type Part } from "./part.js";
@@ -28,6 +37,26 @@ export type AdkArtifactVersion = NonNullable<
   Awaited<ReturnType<BaseArtifactService["getArtifactVersion"]>>
 >;
 
+/** One put the bridge hands to an `AdkPutWriter`: where, what, and for which invocation. */
+export interface AdkPutRequest {
+  readonly key: AdkSessionKey;
+  readonly filename: string;
+  readonly scope: Scope;
+  readonly name: string;
+  readonly data: Uint8Array;
+  readonly options: PutOptions;
+  /** The tool call making the put, when it runs under `ArtifactScopePlugin`. */
+  readonly call?: InvocationBinding["call"];
+}
+
+/**
+ * Performs the bridge's puts in place of a plain scoped put: the journaled writer of
+ * `@artifact-kit/adk/effects` records each put's intent and receipt around the call.
+ */
+export interface AdkPutWriter {
+  put(request: AdkPutRequest): Promise<ArtifactEffect>;
+}
+
 export interface AdkBridgeOptions {
   /**
    * A URI a reader can fetch exactly this version's bytes from (`gs://`, `https://`), or
@@ -35,6 +64,8 @@ export interface AdkBridgeOptions {
    * `saveInputBlobsAsArtifacts` then refers the model to it, as with ADK's GCS service.
    */
   readonly canonicalUri?: (meta: ArtifactMeta) => string | undefined;
+  /** Makes every put (default: a plain put through core's scoped capability). */
+  readonly writer?: AdkPutWriter;
 }
 
 /**
@@ -53,30 +84,47 @@ export function toAdkArtifactService(
 class AdkArtifactBridge implements BaseArtifactService {
   readonly #service: ArtifactService;
   readonly #canonicalUri: AdkBridgeOptions["canonicalUri"];
+  readonly #writer: AdkPutWriter | undefined;
 
   constructor(service: ArtifactService, options: AdkBridgeOptions) {
-    const { canonicalUri } = validateOptionKeys(options, ["canonicalUri"], "options");
+    const { canonicalUri, writer } = validateOptionKeys(
+      options,
+      ["canonicalUri", "writer"],
+      "options",
+    );
     if (canonicalUri !== undefined && typeof canonicalUri !== "function") {
       throw invalidArgument("options.canonicalUri", "must be a function of the version's record");
     }
+    if (writer !== undefined && typeof (writer as AdkPutWriter | null)?.put !== "function") {
+      throw invalidArgument("options.writer", "must have a put(request) method");
+    }
     this.#service = service;
     this.#canonicalUri = options.canonicalUri;
+    this.#writer = options.writer;
   }
 
   async saveArtifact(request: SaveArtifactRequest): Promise<number> {
     requireBoundKey(request);
     const { scope, name } = locate(request, request.filename);
     const { data, mimeType, record } = encodePart(request.artifact);
-    const recordEffect = currentBinding()?.recordEffect;
-    // Core's capability checks the reply (scope, name, size) and reports the effect.
-    const onePut = bindArtifacts(this.#service, scope, {
-      allow: ["put"],
-      ...optional("onEffect", recordEffect && ((effect) => recordEffect(request.filename, effect))),
-    });
-    const effect = await onePut.put(name, data, {
+    const binding = currentBinding();
+    const options: PutOptions = {
       ...optional("mimeType", mimeType),
       metadata: storedMetadata(record, request.customMetadata),
-    });
+    };
+    // Core's capability (the writer's too) checks the reply (scope, name, size).
+    const effect = this.#writer
+      ? await this.#writer.put({
+          key: { appName: request.appName, userId: request.userId, sessionId: request.sessionId },
+          filename: request.filename,
+          scope,
+          name,
+          data,
+          options,
+          ...optional("call", binding?.call),
+        })
+      : await bindArtifacts(this.#service, scope, { allow: ["put"] }).put(name, data, options);
+    binding?.recordEffect?.(request.filename, effect);
     return toAdkVersion(effect.version);
   }
 

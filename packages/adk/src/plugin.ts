@@ -84,6 +84,7 @@ export class ArtifactScopePlugin extends BasePlugin {
       ...(functionCallId !== undefined && {
         recordEffect: (name: string, effect: ArtifactEffect) =>
           this.#record(invocationId, functionCallId, name, effect),
+        call: { invocationId, functionCallId },
       }),
     };
     toolCallBindings.set(toolContext, binding);

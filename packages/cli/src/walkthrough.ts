@@ -1,11 +1,13 @@
 import type { ArtifactService, Scope } from "@artifact-kit/core";
+import { orphanWalkthrough } from "./orphan-walkthrough.js";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const decode = (data: Uint8Array) => new TextDecoder().decode(data);
 
 /**
  * The README's tour of the contract, step by step, over any adapter: versions in two
- * scopes, paged listings, latest and pinned reads, deletes, and no version reuse.
+ * scopes, paged listings, latest and pinned reads, deletes, no version reuse, and an orphaned
+ * put reconciled.
  */
 export async function walkthrough(
   service: ArtifactService,
@@ -75,4 +77,6 @@ export async function walkthrough(
 
   const bobsStill = await service.get(bob, "report.md");
   log(`7. bob's report.md is untouched: v${bobsStill.version} "${decode(bobsStill.data)}"`);
+
+  await orphanWalkthrough(service, alice, 8, log);
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import {
-  type FileHandle,
   link,
   lstat,
   mkdir,
@@ -11,6 +10,7 @@ import {
   rename,
   rm,
   unlink,
+  writeFile,
 } from "node:fs/promises";
 import { join } from "node:path";
 import { asArtifactError, corruptArtifact, invalidArgument } from "@artifact-kit/core";
@@ -43,22 +43,44 @@ async function syncDirectory(path: string): Promise<void> {
   }
 }
 
-async function writeSynced(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, "r+");
   try {
-    await handle.writeFile(bytes);
     await handle.sync();
   } finally {
     await handle.close();
   }
 }
 
+/** A revision a power loss tore: published by link but not yet synced when the power went. */
+class TornRevision extends Error {}
+
+function parseRevision(effectId: string, revision: number, text: string): EffectRecord {
+  let record: EffectRecord;
+  try {
+    record = JSON.parse(text) as EffectRecord;
+  } catch {
+    throw new TornRevision(`effect ${effectId} revision ${revision} is not JSON`);
+  }
+  if (record?.effectId !== effectId) {
+    throw corruptArtifact(`effect ${effectId} revision ${revision} names another effect`, {
+      effectId,
+    });
+  }
+  return record;
+}
+
 /**
  * A journal durable on one host: one directory per effect holding its numbered revisions.
- * A change is staged in tmp/, fsynced, then published by link(2) under the next revision
- * number: link refuses an existing name, so it is an atomic compare-and-swap that several
- * processes can race on, and a reader never sees a partial record (the highest revision is
- * the state). Revisions are never removed one by one, only with the whole effect by prune,
- * so a stale writer can never land on a freed number.
+ * A change is staged in tmp/ (written whole), then published by link(2) under the next
+ * revision number: link refuses an existing name, so it is an atomic compare-and-swap that
+ * several processes can race on, and a reader never sees a partial record (the highest
+ * revision is the state). A change that must survive a power loss is synced after its link,
+ * file and directory at once, before the call returns: one round of syncs per durable
+ * change. A power loss before that round ends can leave the newest revision torn (not
+ * JSON); that change was never acknowledged, so a reader falls back to the revision below it.
+ * Revisions are never removed one by one, only with the whole effect by prune, so a stale
+ * writer can never land on a freed number.
  */
 export class FsEffectJournal extends JournalBase {
   protected readonly durability = "durable" as const;
@@ -96,22 +118,30 @@ export class FsEffectJournal extends JournalBase {
   }
 
   /**
-   * Stages the record (fsynced: a linked revision is never partial), then links it under
-   * `revision`; false if that is taken. The directory sync that makes the link survive a
-   * power loss is skipped when the caller can afford to lose it.
+   * Stages the record, then links it under `revision`; false if that is taken. A durable
+   * change then syncs the linked file, its directory and `alsoSync` together.
    */
-  async #publish(record: EffectRecord, revision: number, syncLink = true): Promise<boolean> {
+  async #publish(
+    record: EffectRecord,
+    revision: number,
+    durable: boolean,
+    alsoSync: readonly string[] = [],
+  ): Promise<boolean> {
     const staged = join(this.#staging, `${randomUUID()}.json`);
-    await writeSynced(await open(staged, "wx"), new TextEncoder().encode(JSON.stringify(record)));
+    const target = this.#revisionPath(record.effectId, revision);
+    await writeFile(staged, JSON.stringify(record), { flag: "wx" });
     try {
-      await link(staged, this.#revisionPath(record.effectId, revision));
+      await link(staged, target);
     } catch (error) {
       if (errorCode(error) === "EEXIST") return false;
       throw error;
     } finally {
       await unlink(staged);
     }
-    if (syncLink) await syncDirectory(join(this.#effects, record.effectId));
+    if (durable) {
+      const directory = join(this.#effects, record.effectId);
+      await Promise.all([syncFile(target), ...[directory, ...alsoSync].map(syncDirectory)]);
+    }
     return true;
   }
 
@@ -123,8 +153,8 @@ export class FsEffectJournal extends JournalBase {
         if (errorCode(error) === "EEXIST") return false;
         throw error;
       }
-      await syncDirectory(this.#effects);
-      return this.#publish(record, 1);
+      // The new effect directory's entry is synced in the same round as the record.
+      return this.#publish(record, 1, true, [this.#effects]);
     });
   }
 
@@ -137,37 +167,35 @@ export class FsEffectJournal extends JournalBase {
         if (errorCode(error) === "ENOENT") return undefined;
         throw error;
       }
-      let revision = 0;
-      for (const name of names) {
-        const match = REVISION_FILE.exec(name);
-        if (match) revision = Math.max(revision, Number(match[1]));
-      }
+      const revisions = names
+        .map((name) => REVISION_FILE.exec(name)?.[1])
+        .filter((digits): digits is string => digits !== undefined)
+        .map(Number)
+        .sort((a, b) => b - a);
+      const newest = revisions[0];
       // An effect directory with no revision is an intend that died before publishing.
-      if (revision === 0) return undefined;
-      let text: string;
-      try {
-        text = await readFile(this.#revisionPath(effectId, revision), "utf8");
-      } catch (error) {
-        // Pruned by another process between the listing and the read.
-        if (errorCode(error) === "ENOENT") return undefined;
-        throw error;
+      if (newest === undefined) return undefined;
+      for (const revision of revisions) {
+        let text: string;
+        try {
+          text = await readFile(this.#revisionPath(effectId, revision), "utf8");
+        } catch (error) {
+          // Pruned by another process between the listing and the read.
+          if (errorCode(error) === "ENOENT") return undefined;
+          throw error;
+        }
+        try {
+          // The state is the newest whole revision; the next change goes above the newest.
+          return { record: parseRevision(effectId, revision, text), revision: newest };
+        } catch (error) {
+          if (!(error instanceof TornRevision)) throw error;
+          if (revision !== newest) {
+            throw corruptArtifact(error.message, { effectId });
+          }
+        }
       }
-      let record: EffectRecord;
-      try {
-        record = JSON.parse(text) as EffectRecord;
-      } catch (error) {
-        throw corruptArtifact(
-          `effect ${effectId} revision ${revision} is not JSON`,
-          { effectId },
-          error,
-        );
-      }
-      if (record.effectId !== effectId) {
-        throw corruptArtifact(`effect ${effectId} revision ${revision} names another effect`, {
-          effectId,
-        });
-      }
-      return { record, revision };
+      // Only a torn first revision: an intend the power cut before it returned.
+      return undefined;
     });
   }
 

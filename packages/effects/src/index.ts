@@ -25,4 +25,4 @@ export {
 } from "./reconcile.js";
 export type * from "./types.js";
 export { EFFECT_PHASES } from "./types.js";
-export { validateEffectId } from "./validate.js";
+export { validateEffectId, validateLease } from "./validate.js";

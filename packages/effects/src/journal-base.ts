@@ -16,6 +16,7 @@ import {
   newRecord,
 } from "./transitions.js";
 import type {
+  ClaimRequest,
   EffectJournal,
   EffectReceipt,
   EffectRecord,
@@ -140,7 +141,14 @@ export abstract class JournalBase implements EffectJournal {
 
   async claimOrphans(request: unknown): Promise<EffectRecord[]> {
     this.#live();
-    const claim = validateClaim(request);
+    return this.claim(validateClaim(request));
+  }
+
+  /**
+   * Leases up to `claim.limit` claimable records. This default scans `ids()` and swaps each;
+   * a backend with a better primitive (row locks that skip locked rows) overrides it.
+   */
+  protected async claim(claim: ClaimRequest): Promise<EffectRecord[]> {
     const claimed: EffectRecord[] = [];
     let scanned = 0;
     for await (const effectId of this.ids()) {
@@ -176,6 +184,16 @@ export abstract class JournalBase implements EffectJournal {
   async prune(request: unknown): Promise<{ pruned: number }> {
     this.#live();
     const { olderThan, limit } = validatePrune(request);
+    const pruned = await this.pruneSettled(olderThan, limit);
+    await this.sweep(olderThan, limit);
+    return { pruned };
+  }
+
+  /**
+   * Removes up to `limit` settled effects last changed before `olderThan`; how many. This
+   * default scans `ids()`; a backend with an index on the settled time overrides it.
+   */
+  protected async pruneSettled(olderThan: number, limit: number): Promise<number> {
     let pruned = 0;
     let scanned = 0;
     for await (const effectId of this.ids()) {
@@ -185,8 +203,7 @@ export abstract class JournalBase implements EffectJournal {
       await this.remove(effectId);
       pruned++;
     }
-    await this.sweep(olderThan, limit);
-    return { pruned };
+    return pruned;
   }
 
   async close(): Promise<void> {

@@ -26,3 +26,40 @@ it("prune sweeps staged files a killed writer left, but never a fresh one", asyn
   expect(await readdir(join(root, "tmp"))).toEqual(["fresh.json"]);
   await journal.close();
 });
+
+// Durable changes are synced after their link, so a power loss can tear the newest revision
+// (zero bytes or a truncated record). Such a change was never acknowledged: the effect reads
+// as it stood before it, and the next change is published above the torn file.
+it("reads past a torn newest revision, and an effect whose only revision is torn is absent", async () => {
+  const root = await mkdtemp(join(tmpdir(), "effects-torn-"));
+  roots.push(root);
+  const journal = new FsEffectJournal({ root });
+  const intent = {
+    effectId: "torn",
+    operation: "put" as const,
+    scope: { kind: "app", app: "a" } as const,
+    name: "n",
+    requestDigest: "0".repeat(64),
+  };
+  const record = await journal.intend(intent, { owner: "w", leaseMs: 1000 });
+  await writeFile(join(root, "effects", "torn", "0000000002.json"), "");
+  expect(await journal.get("torn")).toEqual(record);
+  const receipt = { version: 1, sha256: "a".repeat(64), size: 1 };
+  expect(await journal.markApplied("torn", 1, receipt)).toMatchObject({ phase: "applied" });
+  expect(await readdir(join(root, "effects", "torn"))).toEqual([
+    "0000000001.json",
+    "0000000002.json",
+    "0000000003.json",
+  ]);
+  expect(await journal.get("torn")).toMatchObject({ phase: "applied", receipt });
+
+  await journal.intend({ ...intent, effectId: "cut" }, { owner: "w", leaseMs: 1000 });
+  await writeFile(join(root, "effects", "cut", "0000000001.json"), '{"effectId":"cu');
+  expect(await journal.get("cut")).toBeUndefined();
+
+  await writeFile(join(root, "effects", "torn", "0000000002.json"), "");
+  await writeFile(join(root, "effects", "torn", "0000000004.json"), "\0\0");
+  await writeFile(join(root, "effects", "torn", "0000000003.json"), "{");
+  await expect(journal.get("torn")).rejects.toMatchObject({ code: "corrupt_artifact" });
+  await journal.close();
+});

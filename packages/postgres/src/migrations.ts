@@ -264,11 +264,35 @@ END
 $fn$;
 `;
 
+// The effect journal of @artifact-kit/effects (src/effects.ts): one row per effect, the
+// record as JSON text and, beside it, the columns a claim or a prune selects on.
+const effectJournal = (s: string) => `
+CREATE TABLE ${s}.effects (
+  effect_id text COLLATE "C" PRIMARY KEY,
+  -- Bumped by every change: the compare-and-swap a writer publishes against.
+  revision bigint NOT NULL,
+  phase text NOT NULL,
+  lease_expires_at bigint NOT NULL,
+  attempts integer NOT NULL,
+  updated_at bigint NOT NULL,
+  record text NOT NULL
+);
+CREATE INDEX effects_orphans ON ${s}.effects (lease_expires_at)
+  WHERE phase IN ('intended', 'applied');
+CREATE INDEX effects_settled ON ${s}.effects (updated_at)
+  WHERE phase NOT IN ('intended', 'applied');
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
     description: "names, versions, blocks, uploads, idempotency keys, usage; publish and delete",
     sql: (schema: string) => tables(schema) + functions(schema),
+  },
+  {
+    version: 2,
+    description: "effect journal: effects with their leases, for @artifact-kit/effects",
+    sql: effectJournal,
   },
 ]);
 
