@@ -11,7 +11,7 @@ import type {
 // The journal's rules, once: every backend reads a record, asks these functions for the next
 // one, and publishes it atomically (or retries when another writer got there first).
 
-function isTerminal(record: EffectRecord): boolean {
+export function isTerminal(record: EffectRecord): boolean {
   return record.phase !== "intended" && record.phase !== "applied";
 }
 
