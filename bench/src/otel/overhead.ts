@@ -201,6 +201,13 @@ try {
         options,
       ),
       await compare(
+        "fs put 4 KiB: hand-written span + histogram (the floor)",
+        fsIn("plain"),
+        handWritten(fsIn("floor")),
+        bytes,
+        options,
+      ),
+      await compare(
         "fs put 4 KiB: plain vs plain (A/A control)",
         fsIn("plain"),
         fsIn("plain-again"),
