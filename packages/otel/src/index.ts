@@ -1,4 +1,5 @@
 export * from "./attributes.js";
+export { METRIC_BYTES_READ, METRIC_BYTES_WRITTEN } from "./byte-totals.js";
 export {
   METRIC_QUOTA_LIMIT,
   METRIC_QUOTA_USAGE,
@@ -15,8 +16,6 @@ export { withRunStoreTelemetry } from "./run-store.js";
 export { type WithTelemetry, withTelemetry } from "./service.js";
 export {
   DURATION_BUCKETS_SECONDS,
-  METRIC_BYTES_READ,
-  METRIC_BYTES_WRITTEN,
   METRIC_ERRORS,
   METRIC_OPERATION_DURATION,
 } from "./telemetry.js";

@@ -7,6 +7,7 @@ import {
   metrics,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
   type Tracer,
   trace,
@@ -18,14 +19,13 @@ import {
   ATTR_OUTCOME,
   type Outcome,
 } from "./attributes.js";
+import { type ByteDirection, type ByteTotal, byteTotalsOf } from "./byte-totals.js";
 import { errorType } from "./errors.js";
 import { IdentifierPolicy } from "./identifiers.js";
 import { INSTRUMENTATION_SCOPE, INSTRUMENTATION_VERSION } from "./instrumentation.js";
 import type { ResolvedTelemetryOptions } from "./options.js";
 
 export const METRIC_OPERATION_DURATION = "artifact.operation.duration";
-export const METRIC_BYTES_WRITTEN = "artifact.bytes.written";
-export const METRIC_BYTES_READ = "artifact.bytes.read";
 export const METRIC_ERRORS = "artifact.errors";
 
 /**
@@ -45,8 +45,6 @@ export class Telemetry {
   readonly names: IdentifierPolicy;
   readonly scopeIds: IdentifierPolicy;
   readonly #duration: Histogram;
-  readonly #written: Counter;
-  readonly #read: Counter;
   readonly #errors: Counter;
   readonly #operations = new Map<string, OperationAttributes>();
 
@@ -63,14 +61,6 @@ export class Telemetry {
       unit: "s",
       advice: { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS },
     });
-    this.#written = this.meter.createCounter(METRIC_BYTES_WRITTEN, {
-      description: "Bytes of the artifacts that were published (put, finished uploads).",
-      unit: "By",
-    });
-    this.#read = this.meter.createCounter(METRIC_BYTES_READ, {
-      description: "Bytes of artifact data handed to callers (get, download reads).",
-      unit: "By",
-    });
     this.#errors = this.meter.createCounter(METRIC_ERRORS, {
       description: "Failed artifact operations, by error.type (the ArtifactError code).",
       unit: "{error}",
@@ -84,10 +74,7 @@ export class Telemetry {
    */
   start(operation: string, request?: () => Attributes): Operation {
     const attributes = this.#attributesOf(operation);
-    const span = this.tracer.startSpan(attributes.spanName, {
-      kind: SpanKind.INTERNAL,
-      attributes: attributes.base,
-    });
+    const span = this.tracer.startSpan(attributes.spanName, attributes.spanOptions);
     if (request !== undefined && span.isRecording()) span.setAttributes(request());
     return new Operation(this, attributes, span);
   }
@@ -113,11 +100,11 @@ export class Telemetry {
   }
 
   countWritten(operation: string, bytes: number): void {
-    if (bytes > 0) this.#written.add(bytes, this.#attributesOf(operation).base);
+    if (bytes > 0) this.#attributesOf(operation).bytes(this.meter, "written").value += bytes;
   }
 
   countRead(operation: string, bytes: number): void {
-    if (bytes > 0) this.#read.add(bytes, this.#attributesOf(operation).base);
+    if (bytes > 0) this.#attributesOf(operation).bytes(this.meter, "read").value += bytes;
   }
 
   /** @internal Records the duration (and the error) of a settled operation. */
@@ -144,11 +131,26 @@ export class Telemetry {
 class OperationAttributes {
   readonly spanName: string;
   readonly base: Attributes;
+  readonly spanOptions: SpanOptions;
+  readonly #key: string;
   readonly #outcomes = new Map<string, Attributes>();
+  readonly #bytes: Partial<Record<ByteDirection, ByteTotal>> = {};
 
   constructor(operation: string, adapter: string) {
     this.spanName = `artifact.${operation}`;
     this.base = Object.freeze({ [ATTR_OPERATION]: operation, [ATTR_ADAPTER]: adapter });
+    this.spanOptions = Object.freeze({ kind: SpanKind.INTERNAL, attributes: this.base });
+    this.#key = `${operation}\0${adapter}`;
+  }
+
+  /** The running total of bytes this operation moved in `direction`, looked up once. */
+  bytes(meter: Meter, direction: ByteDirection): ByteTotal {
+    let total = this.#bytes[direction];
+    if (total === undefined) {
+      total = byteTotalsOf(meter).total(direction, this.#key, this.base);
+      this.#bytes[direction] = total;
+    }
+    return total;
   }
 
   /** The metric attributes of an outcome, with the error type when it failed. */

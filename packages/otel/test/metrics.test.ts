@@ -4,7 +4,11 @@ import { join } from "node:path";
 import type { Scope } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { fsShards, memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
-import type { HistogramMetricData, MetricData } from "@opentelemetry/sdk-metrics";
+import {
+  DataPointType,
+  type HistogramMetricData,
+  type MetricData,
+} from "@opentelemetry/sdk-metrics";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   METRIC_BYTES_READ,
@@ -116,6 +120,38 @@ describe("operation metrics", () => {
         "artifact.quota.bound",
       ].sort(),
     );
+  });
+});
+
+describe("bytes counters", () => {
+  it("are monotonic sums, shared by wrappers of one adapter, and still export bytes counted just before close", async () => {
+    harness = new TelemetryHarness();
+    const options = { ...harness.providers, adapter: "memory" };
+    const first = withTelemetry(new MemoryArtifactService(), options);
+    const second = withTelemetry(new MemoryArtifactService(), options);
+    await first.put(scope, "a", bytes(10));
+    await second.put(scope, "a", bytes(20));
+    await first.get(scope, "a");
+    await first.close();
+    await second.close();
+
+    const all = await harness.metrics();
+    const written = metric(all, METRIC_BYTES_WRITTEN);
+    expect(written.dataPointType).toBe(DataPointType.SUM);
+    expect((written as { isMonotonic?: boolean }).isMonotonic).toBe(true);
+    expect(pointsWith(written, { "artifact.adapter": "memory" }).map((p) => p.value)).toEqual([30]);
+    expect(
+      pointsWith(metric(all, METRIC_BYTES_READ), { "artifact.operation": "get" }).map(
+        (p) => p.value,
+      ),
+    ).toEqual([10]);
+
+    // Delta temporality: the next collection holds only what was moved since.
+    const third = withTelemetry(new MemoryArtifactService(), options);
+    await third.put(scope, "a", bytes(5));
+    const next = await harness.points(METRIC_BYTES_WRITTEN, { "artifact.operation": "put" });
+    expect(next.map((point) => point.value)).toEqual([5]);
+    await third.close();
   });
 });
 
