@@ -97,12 +97,21 @@ function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Co
   return weighted.flatMap(([arbitrary, weight]) => Array.from({ length: weight }, () => arbitrary));
 }
 
-/** Random command sequences concentrated on a few colliding artifacts. */
+/**
+ * Random command sequences concentrated on a few colliding artifacts.
+ *
+ * The focus does not shrink. fc.commands' replayPath is the log of ONE commands arbitrary:
+ * which of its commands had run at each shrink step. Inside `chain`, every shrink of the
+ * focus builds a new fc.commands (with new commands), so a counterexample reached through a
+ * shrunk focus printed only the last arbitrary's log, while a replay handed that log to the
+ * first one: "Too short replayPath", or the wrong commands kept. With a fixed focus one
+ * arbitrary serves the whole shrink, and the targets still shrink, towards the first focus.
+ */
 export function artifactCommands(
   reopen: boolean,
   replayPath?: string,
 ): fc.Arbitrary<Iterable<Command>> {
-  return focusArb.chain((focus) =>
+  return fc.noShrink(focusArb).chain((focus) =>
     fc.commands(commandArbs(focus, reopen), {
       maxCommands: MAX_COMMANDS,
       size: "max",
