@@ -12,6 +12,7 @@ import {
   StaleLatest,
   Utf16Order,
 } from "./broken.js";
+import { ForgetsKeysOfEmptiedNames, ListingsDropIdempotencyKey } from "./keys.js";
 import {
   CopiesBufferLate,
   CreatedAtOnRead,
@@ -40,6 +41,8 @@ export interface Mutant {
   name: string;
   /** The memory adapter with the given options, broken in exactly one way. */
   make: (options?: MemoryArtifactServiceOptions) => ArtifactService;
+  /** Every fixed law passes it: only the model-based check can reject it. */
+  onlyTheModelCatches?: true;
 }
 
 const memory = (options?: MemoryArtifactServiceOptions) => new MemoryArtifactService(options);
@@ -98,6 +101,16 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: "ignores the idempotency key",
     make: (o) => new IgnoresIdempotencyKey(memory(o)),
+  },
+  {
+    name: "forgets the idempotency keys of a name a delete emptied",
+    make: (o) => new ForgetsKeysOfEmptiedNames(memory(o)),
+    onlyTheModelCatches: true,
+  },
+  {
+    name: "leaves idempotencyKey out of listings",
+    make: (o) => new ListingsDropIdempotencyKey(memory(o)),
+    onlyTheModelCatches: true,
   },
   { name: "quota off by one", make: (o) => new QuotaOffByOne(memory(o)) },
   {

@@ -24,6 +24,7 @@ describe("the kit's command generators find multi-step bugs", () => {
     let multiStep = 0;
     let overOneKiB = 0;
     let atLeastTwenty = 0;
+    const replayed = { same: 0, differing: 0, deleted: 0 };
     for (const commands of samples) {
       const model = new ReferenceModel();
       const service = new MemoryArtifactService();
@@ -32,11 +33,17 @@ describe("the kit's command generators find multi-step bugs", () => {
       if (model.coverage.multiStep) multiStep += 1;
       if (model.coverage.largestPut > 1024) overOneKiB += 1;
       if ([...commands].length >= 20) atLeastTwenty += 1;
+      for (const kind of ["same", "differing", "deleted"] as const) {
+        if (model.coverage.keyReplays[kind] > 0) replayed[kind] += 1;
+      }
     }
     const measured = {
       putDeleteAndReadWithTwoLive: share(multiStep),
       dataOverOneKiB: share(overOneKiB),
       twentyCommandsOrMore: share(atLeastTwenty),
+      retryWithTheSamePayload: share(replayed.same),
+      retryWithAnotherPayload: share(replayed.differing),
+      retryOfADeletedVersion: share(replayed.deleted),
     };
     console.info("artifact generator coverage", measured);
     expect(measured.putDeleteAndReadWithTwoLive, JSON.stringify(measured)).toBeGreaterThanOrEqual(
@@ -44,18 +51,38 @@ describe("the kit's command generators find multi-step bugs", () => {
     );
     expect(measured.dataOverOneKiB, JSON.stringify(measured)).toBeGreaterThanOrEqual(0.2);
     expect(measured.twentyCommandsOrMore, JSON.stringify(measured)).toBeGreaterThanOrEqual(0.5);
+    // Each answer to a put under a bound key: the bound record, invalid_argument, not_found.
+    expect(measured.retryWithTheSamePayload, JSON.stringify(measured)).toBeGreaterThanOrEqual(0.2);
+    expect(measured.retryWithAnotherPayload, JSON.stringify(measured)).toBeGreaterThanOrEqual(0.2);
+    expect(measured.retryOfADeletedVersion, JSON.stringify(measured)).toBeGreaterThanOrEqual(0.2);
   });
 
   it("run-store sequences: fill a bound, free room with remove or clear, then write again", async () => {
     const samples = fc.sample(runStoreCommands(false), { numRuns: SAMPLES, seed: 14 });
     let refilled = 0;
+    const byBound = new Map<string, number>();
     for (const commands of samples) {
       const model = new RunStoreModel(SMALL_BOUNDS);
       const store = new InMemoryRunStore({ bounds: SMALL_BOUNDS });
       await fc.asyncModelRun(() => ({ model, real: { store, subject: { store } } }), commands);
-      if (model.coverage.refilled) refilled += 1;
+      if (model.coverage.refilled.size > 0) refilled += 1;
+      for (const limit of model.coverage.refilled)
+        byBound.set(limit, (byBound.get(limit) ?? 0) + 1);
     }
-    console.info("run-store generator coverage", { filledFreedAndWrittenAgain: share(refilled) });
+    const perBound = Object.fromEntries([...byBound].map(([limit, hits]) => [limit, share(hits)]));
+    console.info("run-store generator coverage", {
+      filledFreedAndWrittenAgain: share(refilled),
+      perBound,
+    });
     expect(share(refilled)).toBeGreaterThanOrEqual(0.5);
+    // Each bound that fills up is filled, freed and written again in some sequences.
+    for (const limit of [
+      "max_artifacts_per_run",
+      "max_bytes_per_run",
+      "max_runs",
+      "max_total_bytes",
+    ]) {
+      expect(perBound[limit] ?? 0, limit).toBeGreaterThanOrEqual(0.05);
+    }
   });
 });

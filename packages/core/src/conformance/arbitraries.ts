@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { DEFAULT_MIME_TYPE } from "../limits.js";
 import type { JsonObject, JsonValue, Scope } from "../types.js";
-import type { PutInput } from "./commands.js";
 import { payloadArb } from "./payload.js";
+import type { PutInput } from "./put-commands.js";
 
 /**
  * Scopes that collide on purpose: the same ids at every kind, ids containing "/" that a

@@ -1,29 +1,28 @@
 import { inspect } from "node:util";
 import type fc from "fast-check";
-import { DEFAULT_MIME_TYPE } from "../limits.js";
-import type { ArtifactService, JsonObject, Scope } from "../types.js";
+import type { ArtifactService, Scope } from "../types.js";
 import { expectArtifactError, expectEqual, expectTrue, fail } from "./expect.js";
 import { byUtf8Bytes, type ModelVersion, type ReferenceModel } from "./model.js";
 import {
   expectArtifact,
-  expectPlausibleCreatedAt,
   expectRecord,
   readAllNames,
   readAllVersions,
   scribble,
 } from "./observe.js";
-import type { Payload } from "./payload.js";
 import { reopenHolder, type ServiceHolder } from "./subject.js";
 
-// The commands of the model-based check. Each checks every field of every reply against the
-// model, then scribbles on what it was given (the store must not notice), and each call gets
-// its own copy of the scope, so a store that keeps the caller's objects is caught too.
+// The commands of the model-based check (puts are in put-commands.ts). Each checks every field
+// of every reply against the model, then scribbles on what it was given (the store must not
+// notice), and each call gets its own copy of the scope, so a store that keeps the caller's
+// objects is caught too.
 
 export type Command = fc.AsyncCommand<ReferenceModel, ServiceHolder>;
 
 const label = (scope: Scope) => JSON.stringify(Object.values(scope));
-const copy = (scope: Scope): Scope => ({ ...scope });
-const show = (value: unknown) =>
+/** Each call gets its own copy of the scope: a store that keeps it is caught. */
+export const copyScope = (scope: Scope): Scope => ({ ...scope });
+export const inspectValue = (value: unknown) =>
   inspect(value, { depth: 8, breakLength: Number.POSITIVE_INFINITY });
 
 /** A version chosen once the model is known, so shrinking keeps it meaningful. */
@@ -40,75 +39,19 @@ function resolvePick(model: ReferenceModel, scope: Scope, name: string, pick: Ve
 const showPick = (pick: VersionPick | "latest" | "all") =>
   typeof pick === "string" ? pick : "top" in pick ? `high-water - ${pick.top}` : `pick ${pick.any}`;
 
-export interface PutInput {
-  payload: Payload;
-  mimeType: string | undefined;
-  metadata: JsonObject | undefined;
-  /** Scribble on the caller's buffer and metadata before the put resolves, not after. */
-  scribbleInFlight: boolean;
-}
-
-abstract class TargetCommand implements Command {
+/** A command on one (scope, name). */
+export abstract class TargetCommand implements Command {
   constructor(
     readonly scope: Scope,
     readonly name: string,
   ) {}
-  check(): boolean {
+  check(_model: Readonly<ReferenceModel>): boolean {
     return true;
   }
   abstract run(model: ReferenceModel, real: ServiceHolder): Promise<void>;
   abstract toString(): string;
   protected get target() {
     return `${label(this.scope)}, ${JSON.stringify(this.name)}`;
-  }
-}
-
-export class PutCommand extends TargetCommand {
-  constructor(
-    scope: Scope,
-    name: string,
-    readonly input: PutInput,
-  ) {
-    super(scope, name);
-  }
-  async run(model: ReferenceModel, real: ServiceHolder) {
-    const { input } = this;
-    const data = input.payload.bytes;
-    const sent = data.slice();
-    const metadata = input.metadata === undefined ? undefined : structuredClone(input.metadata);
-    const options = {
-      ...(input.mimeType === undefined ? {} : { mimeType: input.mimeType }),
-      ...(metadata === undefined ? {} : { metadata }),
-    };
-    const startedAt = Date.now();
-    const bound = real.service.capabilities().quotas.bounds.maxArtifactBytes;
-    const pending = real.service.put(copy(this.scope), this.name, sent, options);
-    if (input.scribbleInFlight) scribble([sent, metadata]);
-    if (bound !== undefined && sent.byteLength > bound) {
-      await expectArtifactError(() => pending, "artifact_too_large", `${this}`);
-      return;
-    }
-    const meta = await pending;
-    scribble([sent, metadata]);
-    const highWater = model.highWater(this.scope, this.name);
-    expectTrue(
-      Number.isSafeInteger(meta.version) && meta.version > highWater,
-      `${this}: version: expected above the high-water ${highWater}, got ${meta.version}`,
-    );
-    const expected: ModelVersion = {
-      version: meta.version,
-      data,
-      mimeType: input.mimeType ?? DEFAULT_MIME_TYPE,
-      metadata: input.metadata ?? {},
-      createdAt: expectPlausibleCreatedAt(meta, startedAt, `${this}`),
-    };
-    expectRecord(meta, this.scope, this.name, expected, `${this} reply`);
-    model.record(this.scope, this.name, expected);
-    scribble(meta);
-  }
-  toString() {
-    const { input } = this;
-    return `put(${this.target}, ${input.payload}, mimeType ${show(input.mimeType)}, metadata ${show(input.metadata)}${input.scribbleInFlight ? ", caller scribbles in flight" : ""})`;
   }
 }
 
@@ -133,8 +76,8 @@ export class ReadCommand extends TargetCommand {
     const what = `${this} (version ${version})`;
     const read = () =>
       this.withData
-        ? service.get(copy(this.scope), this.name, { version })
-        : service.head(copy(this.scope), this.name, { version });
+        ? service.get(copyScope(this.scope), this.name, { version })
+        : service.head(copyScope(this.scope), this.name, { version });
     if (!expected) {
       await expectArtifactError(read, "not_found", what);
       return;
@@ -166,12 +109,12 @@ export class DeleteCommand extends TargetCommand {
         ? this.pick
         : resolvePick(model, this.scope, this.name, this.pick);
     const removed = model.delete(this.scope, this.name, selector);
-    const remove = () => real.service.delete(copy(this.scope), this.name, selector);
+    const remove = () => real.service.delete(copyScope(this.scope), this.name, selector);
     const what = `${this} (selector ${selector})`;
     if (removed === 0) await expectArtifactError(remove, "not_found", `${what} of nothing live`);
     else {
       const result = await remove().catch((error: unknown) =>
-        fail(`${what}: expected success, got ${show(error)}`),
+        fail(`${what}: expected success, got ${inspectValue(error)}`),
       );
       expectEqual(result, undefined, `${what}: the reply`);
     }
@@ -194,12 +137,16 @@ export class ListNamesCommand implements Command {
     const all = model.names(this.scope);
     for (const name of all) model.noteRead(this.scope, name);
     if (this.cursor === undefined) {
-      expectEqual(await readAllNames(real.service, copy(this.scope), this.limit), all, `${this}`);
+      expectEqual(
+        await readAllNames(real.service, copyScope(this.scope), this.limit),
+        all,
+        `${this}`,
+      );
       return;
     }
     const cursor = this.cursor;
     const after = all.filter((name) => byUtf8Bytes(name, cursor) > 0);
-    const page = await real.service.listNames(copy(this.scope), { limit: this.limit, cursor });
+    const page = await real.service.listNames(copyScope(this.scope), { limit: this.limit, cursor });
     expectEqual([...page.items], after.slice(0, this.limit), `${this}: the names after the cursor`);
     const more = after.length > this.limit;
     expectEqual(page.nextCursor, more ? page.items.at(-1) : undefined, `${this}: nextCursor`);
@@ -232,7 +179,7 @@ export class ListVersionsCommand extends TargetCommand {
     const what = `${this}${cursor === undefined ? "" : ` (cursor ${cursor})`}`;
     const versions =
       cursor === undefined
-        ? await readAllVersions(real.service, copy(this.scope), this.name, this.limit)
+        ? await readAllVersions(real.service, copyScope(this.scope), this.name, this.limit)
         : await this.#pageAfter(real.service, cursor, after.length, what);
     expectEqual(
       versions.map((v) => v.version),
@@ -245,7 +192,7 @@ export class ListVersionsCommand extends TargetCommand {
     scribble(versions);
   }
   async #pageAfter(service: ArtifactService, cursor: number, remaining: number, what: string) {
-    const page = await service.listVersions(copy(this.scope), this.name, {
+    const page = await service.listVersions(copyScope(this.scope), this.name, {
       limit: this.limit,
       cursor,
     });
@@ -273,13 +220,13 @@ export class LegacyListCommand implements Command {
     for (const name of model.names(this.scope)) model.noteRead(this.scope, name);
     if (model.liveCount(this.scope) > legacyListLimit) {
       await expectArtifactError(
-        () => real.service.list(copy(this.scope)),
+        () => real.service.list(copyScope(this.scope)),
         "result_limit_exceeded",
         `${this}`,
       );
       return;
     }
-    const records = await real.service.list(copy(this.scope));
+    const records = await real.service.list(copyScope(this.scope));
     const expected = model
       .names(this.scope)
       .flatMap((name) => model.live(this.scope, name).map((v) => ({ name, v })));

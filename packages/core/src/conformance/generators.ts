@@ -7,15 +7,16 @@ import {
   LegacyListCommand,
   ListNamesCommand,
   ListVersionsCommand,
-  PutCommand,
   ReadCommand,
   ReopenCommand,
   type VersionPick,
 } from "./commands.js";
+import { PutCommand, type RetryChange, RetryCommand } from "./put-commands.js";
 
 // Command sequences that find multi-step bugs: 0 to 60 commands (fast-check's size "max"),
 // most of them on one to three artifacts chosen per sequence (which collide on purpose:
-// the same name in another scope, "a" beside "a/b"), a few anywhere else.
+// the same name in another scope, "a" beside "a/b"), a few anywhere else. A third of the
+// puts carry one of two idempotency keys, and retries repeat (or change) a keyed put.
 
 /** Longest sequence; fast-check spreads lengths up to it (see the kit's coverage test). */
 export const MAX_COMMANDS = 60;
@@ -56,6 +57,26 @@ const versionPickArb: fc.Arbitrary<VersionPick> = fc.oneof(
 
 const limitArb = fc.integer({ min: 1, max: 4 });
 
+/** Few keys, so that puts and retries meet on them; one is not ASCII. */
+export const IDEMPOTENCY_KEYS: readonly string[] = Object.freeze(["k1", "ключ 🔑"]);
+
+const keyArb = fc.constantFrom(...IDEMPOTENCY_KEYS);
+
+/** A third of the puts carry a key (shrinking drops it first). */
+const putKeyArb: fc.Arbitrary<string | undefined> = fc.oneof(
+  { arbitrary: fc.constant(undefined), weight: 2 },
+  { arbitrary: keyArb, weight: 1 },
+);
+
+/** Two retries in five repeat the payload; the others change it in one way. */
+const retryChangeArb = fc.constantFrom<RetryChange>(
+  "none",
+  "none",
+  "bytes",
+  "mimeType",
+  "metadata",
+);
+
 function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Command>[] {
   const target = fc.oneof(
     { arbitrary: fc.constantFrom(...focus), weight: 6 },
@@ -63,8 +84,11 @@ function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Co
   );
   const scope = target.map((t) => t.scope);
   const put = fc
-    .tuple(target, putInputArb())
-    .map(([t, input]) => new PutCommand(t.scope, t.name, input));
+    .tuple(target, putInputArb(), putKeyArb)
+    .map(([t, input, key]) => new PutCommand(t.scope, t.name, input, key));
+  const retry = fc
+    .tuple(target, keyArb, retryChangeArb)
+    .map(([t, key, change]) => new RetryCommand(t.scope, t.name, key, change));
   const read = fc
     .tuple(target, fc.oneof(fc.constant("latest" as const), versionPickArb), fc.boolean())
     .map(([t, pick, data]) => new ReadCommand(t.scope, t.name, pick, data));
@@ -87,6 +111,7 @@ function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Co
     .map(([t, limit, cursor]) => new ListVersionsCommand(t.scope, t.name, limit, cursor));
   const weighted: [fc.Arbitrary<Command>, number][] = [
     [put, 5],
+    [retry, 3],
     [read, 4],
     [remove, 3],
     [versions, 2],
@@ -97,12 +122,21 @@ function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Co
   return weighted.flatMap(([arbitrary, weight]) => Array.from({ length: weight }, () => arbitrary));
 }
 
-/** Random command sequences concentrated on a few colliding artifacts. */
+/**
+ * Random command sequences concentrated on a few colliding artifacts.
+ *
+ * The focus does not shrink. fc.commands' replayPath is the log of ONE commands arbitrary:
+ * which of its commands had run at each shrink step. Inside `chain`, every shrink of the
+ * focus builds a new fc.commands (with new commands), so a counterexample reached through a
+ * shrunk focus printed only the last arbitrary's log, while a replay handed that log to the
+ * first one: "Too short replayPath", or the wrong commands kept. With a fixed focus one
+ * arbitrary serves the whole shrink, and the targets still shrink, towards the first focus.
+ */
 export function artifactCommands(
   reopen: boolean,
   replayPath?: string,
 ): fc.Arbitrary<Iterable<Command>> {
-  return focusArb.chain((focus) =>
+  return fc.noShrink(focusArb).chain((focus) =>
     fc.commands(commandArbs(focus, reopen), {
       maxCommands: MAX_COMMANDS,
       size: "max",

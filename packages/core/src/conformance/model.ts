@@ -16,6 +16,8 @@ export interface ModelVersion {
 interface ModelName {
   highWater: number;
   live: ModelVersion[];
+  /** Every idempotency key put here, bound for good to the version it published. */
+  keys: Map<string, ModelVersion>;
 }
 
 const utf8 = new TextEncoder();
@@ -36,6 +38,8 @@ export class ModelCoverage {
   readonly deletedFrom = new Set<string>();
   largestPut = 0;
   commands = 0;
+  /** Puts under a bound key, by what the store had to answer. */
+  readonly keyReplays = { same: 0, differing: 0, deleted: 0 };
 
   /** True when one artifact was put to, deleted from and read with two versions live. */
   get multiStep(): boolean {
@@ -69,6 +73,11 @@ export class ReferenceModel {
     return this.live(scope, name).find((v) => v.version === version);
   }
 
+  /** The version `key` published under (scope, name), live or deleted: keys are never released. */
+  keyBinding(scope: Scope, name: string, key: string): ModelVersion | undefined {
+    return this.#entry(scope, name)?.keys.get(key);
+  }
+
   record(scope: Scope, name: string, version: ModelVersion): void {
     const key = scopeKey(scope);
     let names = this.#scopes.get(key);
@@ -76,9 +85,10 @@ export class ReferenceModel {
       names = new Map();
       this.#scopes.set(key, names);
     }
-    const entry = names.get(name) ?? { highWater: 0, live: [] };
+    const entry: ModelName = names.get(name) ?? { highWater: 0, live: [], keys: new Map() };
     entry.highWater = version.version;
     entry.live.push(version);
+    if (version.idempotencyKey !== undefined) entry.keys.set(version.idempotencyKey, version);
     names.set(name, entry);
     this.coverage.largestPut = Math.max(this.coverage.largestPut, version.data.byteLength);
   }

@@ -8,14 +8,10 @@ import { ReferenceModel } from "../model.js";
  * reference model in every field of every reply; with `reopen`, restarts happen mid-sequence.
  */
 async function sequencesMatchTheModel({ hooks, fresh, property, options }: LawContext) {
-  await property(
-    [artifactCommands(hooks.reopen, options.replayPath)],
-    (commands) =>
-      fresh((holder) =>
-        fc.asyncModelRun(() => ({ model: new ReferenceModel(), real: holder }), commands),
-      ),
-    // Half the runs: each is a sequence of up to 60 commands, not one call.
-    { scale: 1 / 2, min: 10 },
+  await property([artifactCommands(hooks.reopen, options.replayPath)], (commands) =>
+    fresh((holder) =>
+      fc.asyncModelRun(() => ({ model: new ReferenceModel(), real: holder }), commands),
+    ),
   );
 }
 

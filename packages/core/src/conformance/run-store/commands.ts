@@ -18,12 +18,14 @@ export const PATHS: readonly string[] = Object.freeze(["a", "a/b", "b", "é.txt"
 
 /**
  * Text and bytes of 0 to 10 bytes, spread evenly (explicit sizes, not fast-check's small
- * default), so registers reach SMALL_BOUNDS' per-file, per-run and total bytes, and pass them.
+ * default), so registers reach SMALL_BOUNDS' per-file, per-run and total bytes, and pass them;
+ * and files of 0 to 2 bytes, so a run also fills its file count before its bytes.
  */
 export const contentArb: fc.Arbitrary<RunContent> = fc.oneof(
   fc.integer({ min: 0, max: 10 }).map((size) => "abcdefghij".slice(0, size)),
   fc.string({ unit: "binary", minLength: 1, maxLength: 4, size: "max" }),
   fc.integer({ min: 0, max: 10 }).map((size) => seededBytes(size, size + 1)),
+  fc.integer({ min: 0, max: 2 }).map((size) => "ab".slice(0, size)),
 );
 
 export const copyOf = (content: RunContent): RunContent =>
@@ -72,7 +74,7 @@ class RegisterCommand implements Command {
       model.register(this.runId, file);
       return;
     }
-    model.noteRefused(this.runId);
+    model.coverage.refused(this.runId, exceeded);
     const error = await expectArtifactError(action, "quota_exceeded", `${this}`);
     const limit = isArtifactError(error) ? error.detail.limit : undefined;
     expectTrue(
@@ -167,7 +169,11 @@ class ReopenCommand implements Command {
 
 /** Random sequences over a few runs and colliding paths, with upserts on purpose. */
 export function runStoreCommands(reopen: boolean, replayPath?: string) {
-  const runId = fc.constantFrom(...RUN_IDS);
+  // Two commands in three on the first run, so that it fills up; the others contend for maxRuns.
+  const runId = fc.oneof(
+    { arbitrary: fc.constant(RUN_IDS[0] as string), weight: 1 },
+    { arbitrary: fc.constantFrom(...RUN_IDS), weight: 1 },
+  );
   const path = fc.constantFrom(...PATHS);
   const register = fc
     .tuple(runId, fc.constantFrom(...STEP_IDS), path, contentArb)
@@ -178,7 +184,7 @@ export function runStoreCommands(reopen: boolean, replayPath?: string) {
     register,
     fc.tuple(runId, path).map(([r, p]) => new FindCommand(r, p)),
     runId.map((r) => new ArtifactsCommand(r)),
-    runId.map((r) => new ArtifactsCommand(r)),
+    fc.tuple(runId, path).map(([r, p]) => new RemoveCommand(r, p)),
     fc.tuple(runId, path).map(([r, p]) => new RemoveCommand(r, p)),
     runId.map((r) => new ClearCommand(r)),
   ];

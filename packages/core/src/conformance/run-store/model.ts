@@ -21,29 +21,61 @@ export const LIMIT_CODES: Readonly<Record<keyof RunStoreBounds, string>> = Objec
   maxTotalBytes: "max_total_bytes",
 });
 
-/** What a sequence did, so the kit can measure its own generators. */
+/**
+ * Where each bound that fills up counts: per run, or over the whole store. The per-file
+ * size is not here: a file too large is refused whatever else the store holds.
+ */
+const FILLING: Readonly<Record<string, "run" | "store">> = Object.freeze({
+  max_artifacts_per_run: "run",
+  max_bytes_per_run: "run",
+  max_runs: "store",
+  max_total_bytes: "store",
+});
+
+/**
+ * What a sequence did to each bound, so the kit can measure its own generators: a bound that
+ * refused a register as full, then had room freed where it counts (a remove or clear in that
+ * run, or anywhere for a store-wide bound), then took a register that grew it again.
+ */
 export class RunStoreCoverage {
-  /** Runs where a register was refused by a bound. */
-  readonly refused = new Set<string>();
-  /** Runs refused, then freed by a remove or clear. */
-  readonly freedAfterRefusal = new Set<string>();
-  /** A register succeeded in a run after it was refused and freed. */
-  refilled = false;
+  /** "limit@where" for every full bound that refused a register. */
+  readonly #full = new Set<string>();
+  /** The full bounds that have had room freed since. */
+  readonly #freed = new Set<string>();
+  /** The `detail.limit` of every bound filled, freed and then written into again. */
+  readonly refilled = new Set<string>();
+
+  #slot(limit: string, runId: string): string | undefined {
+    const where = FILLING[limit];
+    return where === undefined ? undefined : `${limit}@${where === "run" ? runId : "*"}`;
+  }
+
+  refused(runId: string, limits: readonly string[]): void {
+    for (const limit of limits) {
+      const slot = this.#slot(limit, runId);
+      if (slot) this.#full.add(slot);
+    }
+  }
+
+  freed(runId: string): void {
+    for (const slot of this.#full) {
+      const where = slot.slice(slot.indexOf("@") + 1);
+      if (where === runId || where === "*") this.#freed.add(slot);
+    }
+  }
+
+  written(runId: string, grown: readonly string[]): void {
+    for (const limit of grown) {
+      const slot = this.#slot(limit, runId);
+      if (slot && this.#freed.has(slot)) this.refilled.add(limit);
+    }
+  }
 }
 
 /** The pure reference model of a run store: runs of files in registration order. */
 export class RunStoreModel {
   readonly #runs = new Map<string, ModelFile[]>();
   readonly coverage = new RunStoreCoverage();
-
-  /** Notes a register refused by a bound (for the coverage measure). */
-  noteRefused(runId: string): void {
-    this.coverage.refused.add(runId);
-  }
-
-  #noteFreed(runId: string): void {
-    if (this.coverage.refused.size > 0) this.coverage.freedAfterRefusal.add(runId);
-  }
 
   constructor(readonly bounds: RunStoreBounds) {}
 
@@ -81,21 +113,26 @@ export class RunStoreModel {
   register(runId: string, file: ModelFile): void {
     const files = [...this.files(runId)];
     const index = files.findIndex((present) => present.path === file.path);
+    const growth = file.size - (files[index]?.size ?? 0);
+    this.coverage.written(runId, [
+      ...(index < 0 ? [LIMIT_CODES.maxArtifactsPerRun] : []),
+      ...(files.length === 0 ? [LIMIT_CODES.maxRuns] : []),
+      ...(growth > 0 ? [LIMIT_CODES.maxBytesPerRun, LIMIT_CODES.maxTotalBytes] : []),
+    ]);
     if (index < 0) files.push(file);
     else files[index] = file;
     this.#runs.set(runId, files);
-    if (this.coverage.freedAfterRefusal.size > 0) this.coverage.refilled = true;
   }
 
   remove(runId: string, path: string): void {
-    if (this.find(runId, path)) this.#noteFreed(runId);
+    if (this.find(runId, path)) this.coverage.freed(runId);
     const files = this.files(runId).filter((file) => file.path !== path);
     if (files.length === 0) this.#runs.delete(runId);
     else this.#runs.set(runId, files);
   }
 
   clear(runId: string): void {
-    if (this.files(runId).length > 0) this.#noteFreed(runId);
+    if (this.files(runId).length > 0) this.coverage.freed(runId);
     this.#runs.delete(runId);
   }
 }
