@@ -20,7 +20,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function twoInstances(options: { maxScanEntries?: number } = {}) {
+async function twoInstances(options: { maxScanEntries?: number; maxNamesPerScope?: number } = {}) {
   const temp = await tempRoot("scale");
   cleanups.push(temp.cleanup);
   const open = async () => {
@@ -115,12 +115,11 @@ describe("listNames with a prefix", () => {
 
 describe("capacity claims found by probing", () => {
   it("a new instance claims above the taken ones; a claim given back is reused only at the ceiling", async () => {
-    // maxScanEntries 20: at most 10 names per scope.
-    const { root, a } = await twoInstances({ maxScanEntries: 20 });
+    const { root, a } = await twoInstances({ maxScanEntries: 20, maxNamesPerScope: 10 });
     for (let i = 0; i < 7; i++) await a.put(SCOPE, `n${i}`, bytes("x"));
     const claims = join(root, "scopes", scopeDigest(SCOPE), "name-claims");
     const numbers = async () => (await readdir(claims)).map(Number).sort((x, y) => x - y);
-    const c = await FsArtifactService.open({ root, maxScanEntries: 20 });
+    const c = await FsArtifactService.open({ root, maxScanEntries: 20, maxNamesPerScope: 10 });
     cleanups.push(() => c.close());
     await c.put(SCOPE, "m0", bytes("x"));
     expect(await numbers()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
