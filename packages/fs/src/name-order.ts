@@ -1,6 +1,13 @@
 import { type FileHandle, link, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { compareUtf8, indexAfter, indexFrom, isArtifactError, sha256Hex } from "@artifact-kit/core";
+import {
+  compareUtf8,
+  corruptArtifact,
+  indexAfter,
+  indexFrom,
+  isArtifactError,
+  sha256Hex,
+} from "@artifact-kit/core";
 import { namesDirEntries } from "./config.js";
 import { DirectoryCache } from "./dir-cache.js";
 import {
@@ -25,9 +32,11 @@ import { readNameSlot } from "./slots.js";
 
 // A scope's names in UTF-8 order, readable a page at a time (see "Name order" in the README):
 //
-//   name-log/<nd>.json   one entry per name created since the index was last compacted: a
-//                        hard link of the name slot's fsynced staging file, made durable
-//                        before the slot itself is linked
+//   name-log/<nd>[.<hex>].json  one entry per name created since the index was last
+//                        compacted: a hard link of the name slot's fsynced staging file, made
+//                        durable before the slot itself is linked. A name of up to 92 bytes
+//                        is also spelled in hex in the file's name, so that reading the log
+//                        is one directory read (the name is checked against the digest).
 //   name-index/<g>.idx   generation g of the ordered index (name-index-file.ts), immutable
 //
 // The names of a scope are those of the newest generation plus those in the log. A compaction
@@ -46,7 +55,10 @@ export const testOnlyNameOrder = { compactAtLogEntries: 128 };
 /** Most entries a scope's name-index directory may hold (generations plus leftovers). */
 const MAX_INDEX_DIR_ENTRIES = 1_000;
 const GENERATION_PATTERN = /^([1-9][0-9]{0,15})\.idx$/;
-const LOG_ENTRY_PATTERN = /^([0-9a-f]{64})\.json$/;
+const LOG_ENTRY_PATTERN = /^([0-9a-f]{64})(?:\.((?:[0-9a-f]{2}){1,92}))?\.json$/;
+/** Longest name spelled in a log entry's file name (which stays within 255 bytes). */
+const MAX_SPELLED_NAME_BYTES = 92;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Where a page starts: at or after `from`. */
 export interface NameStart {
@@ -55,8 +67,31 @@ export interface NameStart {
 }
 
 interface LogEntry {
+  readonly file: string;
   readonly digest: string;
   readonly name: string;
+}
+
+/** The log entry's file name for a name (with the name in hex when it is short enough). */
+function logFile(digest: string, name: string): string {
+  const bytes = Buffer.from(name);
+  return bytes.byteLength <= MAX_SPELLED_NAME_BYTES
+    ? `${digest}.${bytes.toString("hex")}.json`
+    : `${digest}.json`;
+}
+
+/** The name a log entry's file name spells, checked against its digest. */
+function spelledName(digest: string, hex: string): string {
+  let name: string;
+  try {
+    name = utf8.decode(Buffer.from(hex, "hex"));
+  } catch (error) {
+    throw corruptArtifact("a name log entry is not UTF-8", { kind: "name" }, error);
+  }
+  if (sha256Hex(name) !== digest) {
+    throw corruptArtifact("a name log entry names another name", { kind: "name" });
+  }
+  return name;
 }
 
 const isIndexDamage = (error: unknown) =>
@@ -85,8 +120,13 @@ export class NameOrder {
    * Records a name about to be created: links its fsynced staging slot into the log and makes
    * the entry durable, before the slot itself is linked (so no slot exists without an entry).
    */
-  async record(scopeDirs: ScopePaths, digest: string, stagedSlot: string): Promise<void> {
-    const entry = join(scopeDirs.nameLog, `${digest}.json`);
+  async record(
+    scopeDirs: ScopePaths,
+    digest: string,
+    name: string,
+    stagedSlot: string,
+  ): Promise<void> {
+    const entry = join(scopeDirs.nameLog, logFile(digest, name));
     try {
       await link(stagedSlot, entry);
     } catch (error) {
@@ -95,7 +135,7 @@ export class NameOrder {
       // A scope laid out before the index had no log directory.
       await mkdir(scopeDirs.nameLog, { mode: this.#dirMode, recursive: true });
       await syncDirectory(scopeDirs.dir);
-      return this.record(scopeDirs, digest, stagedSlot);
+      return this.record(scopeDirs, digest, name, stagedSlot);
     }
     await syncDirectory(scopeDirs.nameLog);
   }
@@ -149,7 +189,7 @@ export class NameOrder {
         indexed,
         folded.map((entry) => entry.name),
       );
-      const files = folded.map((entry) => `${entry.digest}.json`);
+      const files = folded.map((entry) => entry.file);
       await this.#link(scopeDirs, newest, names, files);
     });
   }
@@ -175,10 +215,17 @@ export class NameOrder {
     const logged = await scanStoreDirectory(scopeDirs.nameLog, this.#maxLogEntries);
     const names = await this.#slotScan.knownNames(scopeDirs);
     const seen = new Set(names.map((name) => sha256Hex(name)));
-    // An entry whose slot was seen goes, as does anything that is not a log entry.
+    // An entry whose slot was seen goes, as does anything that is not a sound log entry.
     const covered = logged.filter((file) => {
-      const digest = LOG_ENTRY_PATTERN.exec(file)?.[1];
-      return digest === undefined || seen.has(digest);
+      const match = LOG_ENTRY_PATTERN.exec(file);
+      const digest = match?.[1];
+      if (digest === undefined || seen.has(digest)) return true;
+      try {
+        if (match?.[2] !== undefined) spelledName(digest, match[2]);
+        return false;
+      } catch {
+        return true;
+      }
     });
     await this.#link(scopeDirs, await this.#newestGeneration(scopeDirs), names, covered);
   }
@@ -301,10 +348,15 @@ export class NameOrder {
   async #readLog(scopeDirs: ScopePaths): Promise<readonly LogEntry[]> {
     const entries: LogEntry[] = [];
     for (const file of await scanStoreDirectory(scopeDirs.nameLog, this.#maxLogEntries)) {
-      const digest = LOG_ENTRY_PATTERN.exec(file)?.[1];
+      const match = LOG_ENTRY_PATTERN.exec(file);
+      const digest = match?.[1];
       if (digest === undefined) continue;
-      const name = await readNameSlot(join(scopeDirs.nameLog, file), digest);
-      if (name !== undefined) entries.push({ digest, name });
+      const hex = match?.[2];
+      const name =
+        hex === undefined
+          ? await readNameSlot(join(scopeDirs.nameLog, file), digest)
+          : spelledName(digest, hex);
+      if (name !== undefined) entries.push({ file, digest, name });
     }
     return Object.freeze(entries.sort((a, b) => compareUtf8(a.name, b.name)));
   }

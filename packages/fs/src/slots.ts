@@ -112,7 +112,7 @@ export class Slots {
         staging: scopeDirs.staging,
         verify: async () => (await readNameSlot(dirs.slot, dirs.digest)) !== undefined,
         // The name order's log entry is durable before the slot exists (name-order.ts).
-        beforeLink: (staged) => this.#order.record(scopeDirs, dirs.digest, staged),
+        beforeLink: (staged) => this.#order.record(scopeDirs, dirs.digest, name, staged),
         afterLink: () => this.#order.afterCreate(scopeDirs),
       });
       return dirs;

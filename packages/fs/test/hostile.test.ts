@@ -33,7 +33,7 @@ const LAYOUT = [
   `scopes/${HEX}`,
   `scopes/${HEX}/(staging|name-claims|names|name-log|name-index)`,
   `scopes/${HEX}/name-claims/\\d+`,
-  `scopes/${HEX}/name-log/${HEX}\\.json`,
+  `scopes/${HEX}/name-log/${HEX}(\\.([0-9a-f]{2}){1,92})?\\.json`,
   `scopes/${HEX}/name-index/[1-9]\\d*\\.idx`,
   `scopes/${HEX}/names/${HEX}\\.json`,
   `scopes/${HEX}/names/${HEX}`,

@@ -134,6 +134,11 @@ describe("ordered name index", () => {
         const length = String(header.length).padStart(10, "0");
         await writeFile(path, `akni1 ${length} ${sha256Hex(header)}\n${header}`);
       },
+      // A log entry that spells another name than its digest's.
+      async () => {
+        const file = `${sha256Hex("not-created")}.${Buffer.from("other").toString("hex")}.json`;
+        await writeFile(join(scopeDir, "name-log", file), "");
+      },
       // Gone: every generation.
       async () => rm(indexDir, { recursive: true }),
     ];
