@@ -1,14 +1,12 @@
+import { type ArtifactMeta, corruptArtifact, decodeUtf8 } from "@artifact-kit/core";
 import {
-  type Artifact,
-  corruptArtifact,
-  decodeUtf8,
   type ManifestExpectation,
   metaOfManifest,
   parseStoredManifest,
   type StoredManifest,
   sha256Hex,
   storedManifestJson,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 
 /**
  * A published object is one create-only write: a one-line JSON manifest, "\n", then the data.
@@ -61,12 +59,15 @@ export function manifestLineText(bytes: Uint8Array, objectName: string): string 
   }
 }
 
-/** Splits, validates and verifies a downloaded object body against what was asked for. */
+/**
+ * Splits, validates and verifies a downloaded object body against what was asked for. The
+ * data is a copy of its own, cut from the body.
+ */
 export function decodeArtifactObject(
   body: Uint8Array,
   expected: ManifestExpectation,
   objectName: string,
-): Artifact {
+): { meta: ArtifactMeta; data: Uint8Array } {
   const newline = body.indexOf(NEWLINE);
   if (newline < 0) throw corruptArtifact("stored object has no manifest line");
   const manifest = parseManifest(manifestLineText(body.subarray(0, newline), objectName), expected);
@@ -79,7 +80,7 @@ export function decodeArtifactObject(
   if (sha256Hex(data) !== manifest.sha256) {
     throw corruptArtifact("stored data does not match the manifest's sha256");
   }
-  return Object.freeze({ ...metaOf(manifest), data });
+  return { meta: metaOf(manifest), data };
 }
 
 /** Parses a manifest and checks it names the expected scope, name and version. */

@@ -1,16 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { type ArtifactMeta, type Deadline, unavailable } from "@artifact-kit/core";
 import {
-  type ArtifactMeta,
   type DataDigest,
-  type Deadline,
   idempotentVersionDeleted,
   nameKey,
   newVersionRecord,
-  type ParsedPut,
-  type ParsedUpload,
+  type ParsedPublication,
   replayIdempotentPut,
-  unavailable,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { BucketClient } from "./bucket-client.js";
 import type { IdempotencyKeys, KeyBinding } from "./keys.js";
@@ -55,7 +52,7 @@ export class VersionPublisher {
    * key already bound answers with (or finishes) the version it was bound to.
    */
   async commit(
-    request: ParsedPut | ParsedUpload,
+    request: ParsedPublication,
     digest: DataDigest,
     deadline: Deadline,
     write: WriteVersion,
@@ -89,7 +86,7 @@ export class VersionPublisher {
 
   /** The answer to a put whose idempotency key is bound to `bound`. */
   async #replay(
-    request: ParsedPut | ParsedUpload,
+    request: ParsedPublication,
     key: string,
     digest: DataDigest,
     bound: KeyBinding,
@@ -165,7 +162,7 @@ export class VersionPublisher {
 
 /** The manifest of a version about to be published from a put's or upload's content. */
 function manifestOf(
-  request: ParsedPut | ParsedUpload,
+  request: ParsedPublication,
   digest: DataDigest,
   version: number,
   requestId: string,
