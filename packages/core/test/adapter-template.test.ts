@@ -74,6 +74,46 @@ describe("AdapterService", () => {
     expect(failure).toMatchObject({ code: "unavailable", message: "get failed: disk on fire" });
   });
 
+  it("takes a hook's synchronous answer or throw like a promise's", async () => {
+    const { hooks } = recordingHooks();
+    const stored = new Uint8Array([1, 2]);
+    const meta = await new AdapterService(hooks, capabilities).put(scope, "a", stored);
+    const refused = new ArtifactError("not_found", "no such version");
+    const service = new AdapterService(
+      {
+        ...hooks,
+        read: () => ({ meta, data: stored, shared: true }),
+        readMeta: () => {
+          throw refused;
+        },
+        names: () => {
+          throw new Error("disk on fire");
+        },
+      },
+      capabilities,
+    );
+    const artifact = await service.get(scope, "a");
+    expect([...artifact.data]).toEqual([1, 2]);
+    expect(artifact.data).not.toBe(stored);
+    await expect(service.head(scope, "a")).rejects.toBe(refused);
+    const failure = await service.listNames(scope).catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      code: "unavailable",
+      message: "listNames failed: disk on fire",
+    });
+    expect((failure as ArtifactError).cause).toBeInstanceOf(Error);
+    expect((failure as ArtifactError).cause).not.toBeInstanceOf(ArtifactError);
+  });
+
+  it("rejects a bad argument, never throws it, and leaves it unwrapped", async () => {
+    const service = new AdapterService(recordingHooks().hooks, capabilities);
+    let call: Promise<unknown> | undefined;
+    expect(() => {
+      call = service.get({ kind: "nowhere" } as unknown as Scope, "a");
+    }).not.toThrow();
+    await expect(call).rejects.toMatchObject({ code: "invalid_argument" });
+  });
+
   it("refuses transfer without the transfer hooks", async () => {
     const service = new AdapterService(recordingHooks().hooks, capabilities);
     await expect(service.openUpload(scope, "a")).rejects.toMatchObject({

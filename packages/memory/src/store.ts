@@ -58,7 +58,8 @@ const versionOf = (stored: StoredVersion) => stored.meta.version;
 
 /**
  * The memory adapter's backend: every scope's versions in maps, under global and per-scope
- * quotas. The template has parsed, bounded, copied and digested what reaches it.
+ * quotas. The template has parsed, bounded, copied and digested what reaches it. The hooks
+ * answer synchronously (no I/O), so a call costs the template's one promise and no more.
  */
 export class MemoryStore implements AdapterHooks {
   readonly #config: MemoryConfig;
@@ -75,11 +76,7 @@ export class MemoryStore implements AdapterHooks {
     return { totalBytes: this.#totalBytes, totalArtifacts: this.#totalArtifacts };
   }
 
-  async publish(
-    request: ParsedPublication,
-    bytes: Uint8Array,
-    digest: DataDigest,
-  ): Promise<ArtifactMeta> {
+  publish(request: ParsedPublication, bytes: Uint8Array, digest: DataDigest): ArtifactMeta {
     const replayed = this.#replay(request, digest);
     if (replayed) return replayed;
     this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), digest.size);
@@ -117,16 +114,16 @@ export class MemoryStore implements AdapterHooks {
     };
   }
 
-  async read(request: ParsedGet): Promise<StoredArtifact> {
+  read(request: ParsedGet): StoredArtifact {
     const stored = this.#lookup(request);
     return { meta: stored.meta, data: stored.data, shared: true };
   }
 
-  async readMeta(request: ParsedGet): Promise<ArtifactMeta> {
+  readMeta(request: ParsedGet): ArtifactMeta {
     return this.#lookup(request).meta;
   }
 
-  async download(request: ParsedGet): Promise<StoredDownload> {
+  download(request: ParsedGet): StoredDownload {
     const stored = this.#lookup(request);
     return {
       meta: stored.meta,
@@ -140,7 +137,7 @@ export class MemoryStore implements AdapterHooks {
     };
   }
 
-  async remove(request: ParsedDelete): Promise<void> {
+  remove(request: ParsedDelete): void {
     const scopeState = this.#scopes.get(scopeKey(request.scope));
     const versions = scopeState?.names.get(request.name)?.versions ?? [];
     const removed = versions.splice(...this.#deleteRange(versions, request.selector));
@@ -152,19 +149,19 @@ export class MemoryStore implements AdapterHooks {
     if (versions.length === 0) scopeState.liveNames.remove(request.name);
   }
 
-  async names(request: ParsedListNames): Promise<NamePage> {
+  names(request: ParsedListNames): NamePage {
     const liveNames = this.#scopes.get(scopeKey(request.scope))?.liveNames;
     return { scope: request.scope, ...(liveNames?.page(request) ?? { items: [] }) };
   }
 
-  async versions(request: ParsedListVersions): Promise<VersionPage> {
+  versions(request: ParsedListVersions): VersionPage {
     const versions =
       this.#scopes.get(scopeKey(request.scope))?.names.get(request.name)?.versions ?? [];
     const page = pageAfter(versions, request, versionOf, compareNumbers);
     return { ...page, items: page.items.map((stored) => stored.meta) };
   }
 
-  async legacyList(request: ParsedRequest): Promise<ArtifactMeta[]> {
+  legacyList(request: ParsedRequest): ArtifactMeta[] {
     const scopeState = this.#scopes.get(scopeKey(request.scope));
     if (!scopeState) return [];
     if (scopeState.artifacts > this.#config.legacyListLimit) {

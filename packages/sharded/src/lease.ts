@@ -1,4 +1,5 @@
-import { type ArtifactError, type ArtifactService, asArtifactError } from "@artifact-kit/core";
+import { type ArtifactError, asArtifactError } from "@artifact-kit/core";
+import type { ServicePort } from "@artifact-kit/core/adapter";
 import type { Worker } from "./worker.js";
 
 /** What a lease needs of the pool that made it (the pool implements it; declared here so that
@@ -24,12 +25,12 @@ export class WorkerLease {
   }
 
   /**
-   * Runs `call` on the worker's service. `call` starts before the first await, so calls
+   * Runs `call` on the worker's parsed-request entry points. `call` starts before the first await, so calls
    * made in order reach the worker in order.
    */
-  async run<T>(operation: string, call: (service: ArtifactService) => Promise<T>): Promise<T> {
+  async run<T>(operation: string, call: (port: ServicePort) => Promise<T>): Promise<T> {
     try {
-      return await call(this.#worker.service);
+      return await call(this.#worker.port);
     } catch (error) {
       const failure = asArtifactError(error, operation);
       if (this.#pool.isWorkerFailure(failure)) this.#pool.retire(this.#worker);

@@ -5,8 +5,6 @@ import {
   type ArtifactTransfer,
   type Capabilities,
   closedError,
-  contentOptions,
-  type Deadline,
   type DeleteSelector,
   type DownloadOptions,
   type DownloadSource,
@@ -32,6 +30,7 @@ import {
   type UploadSink,
   type VersionPage,
 } from "@artifact-kit/core";
+import type { ServicePort } from "@artifact-kit/core/adapter";
 import { HeldDownload } from "./held-download.js";
 import { OpenTransfers } from "./held-transfer.js";
 import { HeldUpload } from "./held-upload.js";
@@ -44,7 +43,7 @@ import {
 } from "./options.js";
 import { type PoolStatus, WorkerPool } from "./pool.js";
 import { routeKey, type ShardFactory, shardOf } from "./shard.js";
-import { requireDeclared, workerTransfer } from "./transfer.js";
+import { requireDeclared } from "./transfer.js";
 
 export interface RouterStatus extends PoolStatus {
   readonly strategy: RoutingStrategy;
@@ -109,25 +108,20 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     // A private copy before routing awaits anything: the caller may change its buffer while
     // the put is in flight, and what was passed is what must be stored.
     const bytes = new Uint8Array(r.data);
-    return this.#route(r, "put", (service, deadline) =>
-      service.put(r.scope, r.name, bytes, { ...contentOptions(r), ...deadline }),
-    );
+    const request = { ...r, data: bytes };
+    return this.#route(request, "put", (port) => port.put(request));
   }
 
   async get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact> {
     this.#ensureOpen();
     const r = parseGet(scope, name, options);
-    return this.#route(r, "get", (service, deadline) =>
-      service.get(r.scope, r.name, { version: r.version, ...deadline }),
-    );
+    return this.#route(r, "get", (port) => port.get(r));
   }
 
   async head(scope: Scope, name: string, options?: GetOptions): Promise<ArtifactMeta> {
     this.#ensureOpen();
     const r = parseGet(scope, name, options);
-    return this.#route(r, "head", (service, deadline) =>
-      service.head(r.scope, r.name, { version: r.version, ...deadline }),
-    );
+    return this.#route(r, "head", (port) => port.head(r));
   }
 
   async delete(
@@ -138,22 +132,13 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   ): Promise<void> {
     this.#ensureOpen();
     const r = parseDelete(scope, name, selector, options);
-    return this.#route(r, "delete", (service, deadline) =>
-      service.delete(r.scope, r.name, r.selector, deadline),
-    );
+    return this.#route(r, "delete", (port) => port.delete(r));
   }
 
   async listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
     this.#ensureOpen();
     const r = parseListNames(scope, options, this.#capabilities.pagination.maxPageLimit);
-    return this.#route(r, "listNames", (service, deadline) =>
-      service.listNames(r.scope, {
-        limit: r.limit,
-        ...(r.cursor === undefined ? {} : { cursor: r.cursor }),
-        ...(r.prefix === undefined ? {} : { prefix: r.prefix }),
-        ...deadline,
-      }),
-    );
+    return this.#route(r, "listNames", (port) => port.listNames(r));
   }
 
   async listVersions(
@@ -163,19 +148,13 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   ): Promise<VersionPage> {
     this.#ensureOpen();
     const r = parseListVersions(scope, name, options, this.#capabilities.pagination.maxPageLimit);
-    return this.#route(r, "listVersions", (service, deadline) =>
-      service.listVersions(r.scope, r.name, {
-        limit: r.limit,
-        ...(r.cursor === undefined ? {} : { cursor: r.cursor }),
-        ...deadline,
-      }),
-    );
+    return this.#route(r, "listVersions", (port) => port.listVersions(r));
   }
 
   async list(scope: Scope, options?: RequestOptions): Promise<ArtifactMeta[]> {
     this.#ensureOpen();
     const r = parseScopeRequest(scope, options);
-    return this.#route(r, "list", (service, deadline) => service.list(r.scope, deadline));
+    return this.#route(r, "list", (port) => port.list(r));
   }
 
   /** The worker's own upload; its worker stays in use until it is published, fails or is aborted. */
@@ -188,13 +167,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     return this.#openTransfer(
       r,
       "upload",
-      (service, deadline) =>
-        workerTransfer(service, "streamingUpload").openUpload(r.scope, r.name, {
-          ...contentOptions(r),
-          // Only a bound of the caller's own: the worker applies its maxArtifactBytes anyway.
-          ...(r.maxBytesBound === "maxBytes" ? { maxBytes: r.maxBytes } : {}),
-          ...deadline,
-        }),
+      (port) => port.openUpload(r),
       (sink, lease) => new HeldUpload(sink, lease, r.deadline, this.#transfers),
     );
   }
@@ -212,12 +185,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     return this.#openTransfer(
       r,
       "download",
-      (service, deadline) =>
-        workerTransfer(service, part).openDownload(r.scope, r.name, {
-          version: r.version,
-          ...(r.range === undefined ? {} : { range: r.range }),
-          ...deadline,
-        }),
+      (port) => port.openDownload(r),
       (source, lease) => new HeldDownload(source, lease, r.deadline, this.#transfers),
     );
   }
@@ -241,14 +209,12 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   async #route<T>(
     request: ParsedRequest,
     operation: string,
-    call: (service: ArtifactService, deadline: RequestOptions) => Promise<T>,
+    call: (port: ServicePort) => Promise<T>,
   ): Promise<T> {
     const leasing = this.#lease(request);
     const lease = leasing instanceof WorkerLease ? leasing : await leasing;
     try {
-      return await lease.run(operation, (service) =>
-        call(service, remainingDeadline(request.deadline)),
-      );
+      return await lease.run(operation, call);
     } finally {
       lease.release();
     }
@@ -261,17 +227,14 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   async #openTransfer<T>(
     request: ParsedRequest,
     operation: string,
-    open: (service: ArtifactService, deadline: RequestOptions) => Promise<T>,
+    open: (port: ServicePort) => Promise<T>,
     hold: (opened: T, lease: WorkerLease) => T,
   ): Promise<T> {
     const leasing = this.#lease(request);
     const lease = leasing instanceof WorkerLease ? leasing : await leasing;
     let held: T;
     try {
-      held = hold(
-        await lease.run(operation, (service) => open(service, remainingDeadline(request.deadline))),
-        lease,
-      );
+      held = hold(await lease.run(operation, open), lease);
     } catch (error) {
       lease.release();
       throw error;
@@ -299,13 +262,6 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
       this.#pool.leaseCold(key, () => shardOf(this.#config.strategy, scope), deadline)
     );
   }
-}
-
-/** The request's one absolute deadline, as options for the worker: what is left of it. */
-function remainingDeadline(deadline: Deadline): RequestOptions {
-  // A request that went stale while it waited for a cold route goes no further.
-  deadline.check();
-  return deadline.toRequestOptions();
 }
 
 function routerCapabilities(

@@ -1,9 +1,13 @@
 import type { ArtifactService } from "@artifact-kit/core";
+import type { ServicePort } from "@artifact-kit/core/adapter";
+import { workerPort } from "./public-port.js";
 
 /** One adapter instance and what the router needs to know to reclaim or retire it. */
 export class Worker {
   readonly key: string;
   readonly service: ArtifactService;
+  /** The service's entry points for requests the router has parsed. */
+  readonly port: ServicePort;
   #inFlight = 0;
   #lastUsed: number;
   #retired = false;
@@ -12,6 +16,7 @@ export class Worker {
   constructor(key: string, service: ArtifactService, now: number) {
     this.key = key;
     this.service = service;
+    this.port = workerPort(service);
     this.#lastUsed = now;
   }
 

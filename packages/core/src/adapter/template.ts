@@ -78,7 +78,8 @@ export type StoredDownload = Omit<VerifiedSourceInput, "range" | "deadline">;
 /**
  * The backend-specific part of an adapter. Every hook gets a request already parsed and
  * validated, on an open service, with the deadline checked; whatever it throws that is not
- * an ArtifactError reaches the caller as `unavailable`, wrapped once by the template.
+ * an ArtifactError reaches the caller as `unavailable`, wrapped once by the template. A hook
+ * may answer with a value (or a throw) when it needs no I/O, or with a promise.
  */
 export interface AdapterHooks {
   /**
@@ -86,25 +87,29 @@ export interface AdapterHooks {
    * as the next version, or replays an idempotent put. Must call `request.deadline.check()`
    * immediately before its commit point and leave nothing visible when it fails.
    */
-  publish(request: ParsedPublication, bytes: Uint8Array, digest: DataDigest): Promise<ArtifactMeta>;
+  publish(
+    request: ParsedPublication,
+    bytes: Uint8Array,
+    digest: DataDigest,
+  ): ArtifactMeta | Promise<ArtifactMeta>;
   /**
    * Prepares a streamed upload: where its chunks are staged and how they are published.
    * Without it (and `download`), openUpload and openDownload fail with unsupported_transfer,
    * and capabilities() must not declare transfer.
    */
-  beginUpload?(request: ParsedUpload): Promise<UploadTarget>;
+  beginUpload?(request: ParsedUpload): UploadTarget | Promise<UploadTarget>;
   /** The version a get asks for (not_found when there is none). */
-  read(request: ParsedGet): Promise<StoredArtifact>;
+  read(request: ParsedGet): StoredArtifact | Promise<StoredArtifact>;
   /** The record of the version a head asks for (not_found when there is none). */
-  readMeta(request: ParsedGet): Promise<ArtifactMeta>;
+  readMeta(request: ParsedGet): ArtifactMeta | Promise<ArtifactMeta>;
   /** The version a download serves, with its block digests and a reader of its bytes. */
-  download?(request: ParsedGet): Promise<StoredDownload>;
+  download?(request: ParsedGet): StoredDownload | Promise<StoredDownload>;
   /** Deletes what the selector names (not_found when nothing live matches). */
-  remove(request: ParsedDelete): Promise<void>;
-  names(request: ParsedListNames): Promise<NamePage>;
-  versions(request: ParsedListVersions): Promise<VersionPage>;
+  remove(request: ParsedDelete): void | Promise<void>;
+  names(request: ParsedListNames): NamePage | Promise<NamePage>;
+  versions(request: ParsedListVersions): VersionPage | Promise<VersionPage>;
   /** Every live version of the scope, or result_limit_exceeded past legacyListLimit. */
-  legacyList(request: ParsedRequest): Promise<ArtifactMeta[]>;
+  legacyList(request: ParsedRequest): ArtifactMeta[] | Promise<ArtifactMeta[]>;
   /** Releases the backend; called once, by the first `close()`. */
   closeBackend(): Promise<void>;
 }
@@ -167,67 +172,56 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
     return this.#capabilities;
   }
 
-  async put(
-    scope: Scope,
-    name: string,
-    data: Uint8Array,
-    options?: PutOptions,
-  ): Promise<ArtifactMeta> {
-    this.#ensureOpen();
-    return this.#put(parsePut(scope, name, data, options));
+  put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions): Promise<ArtifactMeta> {
+    return this.#call("put", () => parsePut(scope, name, data, options), this.#put);
   }
 
-  async openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
-    this.#ensureOpen();
-    return this.#openUpload(parseUpload(scope, name, options, this.#maxArtifactBytes));
+  openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
+    const maxBytes = this.#maxArtifactBytes;
+    return this.#call(
+      "upload",
+      () => parseUpload(scope, name, options, maxBytes),
+      this.#openUpload,
+    );
   }
 
-  async openDownload(
-    scope: Scope,
-    name: string,
-    options?: DownloadOptions,
-  ): Promise<DownloadSource> {
-    this.#ensureOpen();
-    return this.#openDownload(parseDownload(scope, name, options));
+  openDownload(scope: Scope, name: string, options?: DownloadOptions): Promise<DownloadSource> {
+    return this.#call("download", () => parseDownload(scope, name, options), this.#openDownload);
   }
 
-  async get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact> {
-    this.#ensureOpen();
-    return this.#get(parseGet(scope, name, options));
+  get(scope: Scope, name: string, options?: GetOptions): Promise<Artifact> {
+    return this.#call("get", () => parseGet(scope, name, options), this.#get);
   }
 
-  async head(scope: Scope, name: string, options?: GetOptions): Promise<ArtifactMeta> {
-    this.#ensureOpen();
-    return this.#head(parseGet(scope, name, options));
+  head(scope: Scope, name: string, options?: GetOptions): Promise<ArtifactMeta> {
+    return this.#call("head", () => parseGet(scope, name, options), this.#head);
   }
 
-  async delete(
+  delete(
     scope: Scope,
     name: string,
     selector: DeleteSelector,
     options?: RequestOptions,
   ): Promise<void> {
-    this.#ensureOpen();
-    return this.#delete(parseDelete(scope, name, selector, options));
+    return this.#call("delete", () => parseDelete(scope, name, selector, options), this.#remove);
   }
 
-  async listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
-    this.#ensureOpen();
-    return this.#listNames(parseListNames(scope, options, this.#maxPageLimit));
+  listNames(scope: Scope, options?: ListNamesOptions): Promise<NamePage> {
+    const maxPageLimit = this.#maxPageLimit;
+    return this.#call("listNames", () => parseListNames(scope, options, maxPageLimit), this.#names);
   }
 
-  async listVersions(
-    scope: Scope,
-    name: string,
-    options?: ListVersionsOptions,
-  ): Promise<VersionPage> {
-    this.#ensureOpen();
-    return this.#listVersions(parseListVersions(scope, name, options, this.#maxPageLimit));
+  listVersions(scope: Scope, name: string, options?: ListVersionsOptions): Promise<VersionPage> {
+    const maxPageLimit = this.#maxPageLimit;
+    return this.#call(
+      "listVersions",
+      () => parseListVersions(scope, name, options, maxPageLimit),
+      this.#versions,
+    );
   }
 
-  async list(scope: Scope, options?: RequestOptions): Promise<ArtifactMeta[]> {
-    this.#ensureOpen();
-    return this.#list(parseScopeRequest(scope, options));
+  list(scope: Scope, options?: RequestOptions): Promise<ArtifactMeta[]> {
+    return this.#call("list", () => parseScopeRequest(scope, options), this.#legacyList);
   }
 
   /** Closes once: later calls wait for the same close. */
@@ -237,16 +231,24 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
   }
 
   #port(): ServicePort {
+    const parsed =
+      <R>(request: R) =>
+      () =>
+        request;
     return Object.freeze({
-      put: async (request: ParsedPut) => this.#put(request),
-      openUpload: async (request: ParsedUpload) => this.#openUpload(request),
-      openDownload: async (request: ParsedDownload) => this.#openDownload(request),
-      get: async (request: ParsedGet) => this.#get(request),
-      head: async (request: ParsedGet) => this.#head(request),
-      delete: async (request: ParsedDelete) => this.#delete(request),
-      listNames: async (request: ParsedListNames) => this.#listNames(request),
-      listVersions: async (request: ParsedListVersions) => this.#listVersions(request),
-      list: async (request: ParsedRequest) => this.#list(request),
+      put: (request: ParsedPut) => this.#call("put", parsed(request), this.#put),
+      openUpload: (request: ParsedUpload) =>
+        this.#call("upload", parsed(request), this.#openUpload),
+      openDownload: (request: ParsedDownload) =>
+        this.#call("download", parsed(request), this.#openDownload),
+      get: (request: ParsedGet) => this.#call("get", parsed(request), this.#get),
+      head: (request: ParsedGet) => this.#call("head", parsed(request), this.#head),
+      delete: (request: ParsedDelete) => this.#call("delete", parsed(request), this.#remove),
+      listNames: (request: ParsedListNames) =>
+        this.#call("listNames", parsed(request), this.#names),
+      listVersions: (request: ParsedListVersions) =>
+        this.#call("listVersions", parsed(request), this.#versions),
+      list: (request: ParsedRequest) => this.#call("list", parsed(request), this.#legacyList),
     });
   }
 
@@ -255,101 +257,106 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
   }
 
   /**
-   * The closed and deadline checks, then `work`, with a backend failure wrapped once. Not
-   * async itself (one promise fewer per call): its callers are async or the port's wrappers.
+   * Every operation's one async layer: the closed check, the parse (a bad argument rejects,
+   * unwrapped), the deadline check, then `work`, with a backend failure wrapped once. `work`
+   * answers synchronously when its hook does, so a backend that needs no I/O (memory) costs
+   * one promise per call, like a hand-written adapter.
    */
-  #run<T>(operation: string, request: ParsedRequest, work: () => Promise<T>): Promise<T> {
+  async #call<R extends ParsedRequest, T>(
+    operation: string,
+    parse: () => R,
+    work: (request: R) => T | PromiseLike<T>,
+  ): Promise<T> {
     this.#ensureOpen();
+    const request = parse();
     request.deadline.check();
-    return work().catch((error: unknown) => {
+    try {
+      const result = work(request);
+      // Awaited only when it is a promise: awaiting a plain value would cost a turn.
+      return isThenable(result) ? await result : result;
+    } catch (error) {
       throw asArtifactError(error, operation);
+    }
+  }
+
+  // The work of each operation, bound once per service (no closure per call).
+
+  readonly #put = (request: ParsedPut): ArtifactMeta | Promise<ArtifactMeta> => {
+    const data = request.data;
+    checkArtifactSize(data.byteLength, this.#maxArtifactBytes);
+    // Copied first, so the caller changing its buffer cannot make the digest lie. Large
+    // data is hashed a block per turn, so it does not hold up every other request. The
+    // request goes on as a publication (no rest-copy on the hot path): its type hides data.
+    const bytes = new Uint8Array(data);
+    if (bytes.byteLength > TRANSFER_BLOCK_BYTES) {
+      return digestDataInTurns(bytes).then((digest) => this.#hooks.publish(request, bytes, digest));
+    }
+    return this.#hooks.publish(request, bytes, digestData(bytes));
+  };
+
+  readonly #openUpload = async (request: ParsedUpload): Promise<UploadSink> => {
+    // A router's request may carry its own bound: this service's bound still holds.
+    const bounded =
+      request.maxBytes > this.#maxArtifactBytes
+        ? {
+            ...request,
+            maxBytes: this.#maxArtifactBytes,
+            maxBytesBound: "maxArtifactBytes" as const,
+          }
+        : request;
+    if (!this.#hooks.beginUpload) throw unsupportedTransfer("this adapter has no uploads");
+    const target = await this.#hooks.beginUpload(bounded);
+    return uploadSink(bounded, {
+      write: async (chunk) => {
+        this.#ensureOpen();
+        await target.write(chunk);
+      },
+      publish: async (digest, deadline) => {
+        this.#ensureOpen();
+        return target.publish(digest, deadline);
+      },
+      discard: () => target.discard(),
     });
-  }
+  };
 
-  #put(request: ParsedPut): Promise<ArtifactMeta> {
-    return this.#run("put", request, async () => {
-      const data = request.data;
-      checkArtifactSize(data.byteLength, this.#maxArtifactBytes);
-      // Copied first, so the caller changing its buffer cannot make the digest lie. Large
-      // data is hashed a block per turn, so it does not hold up every other request.
-      const bytes = new Uint8Array(data);
-      const digest =
-        bytes.byteLength > TRANSFER_BLOCK_BYTES
-          ? await digestDataInTurns(bytes)
-          : digestData(bytes);
-      // The request goes on as a publication (no rest-copy on the hot path): its type hides data.
-      return this.#hooks.publish(request, bytes, digest);
-    });
-  }
+  readonly #openDownload = async (request: ParsedDownload): Promise<DownloadSource> => {
+    if (!this.#hooks.download) throw unsupportedTransfer("this adapter has no downloads");
+    const stored = await this.#hooks.download(request);
+    try {
+      const range = resolveRange(request.range, stored.meta.size);
+      return verifiedSource({ ...stored, range, deadline: request.deadline });
+    } catch (error) {
+      await stored.close?.();
+      throw error;
+    }
+  };
 
-  #openUpload(request: ParsedUpload): Promise<UploadSink> {
-    return this.#run("upload", request, async () => {
-      // A router's request may carry its own bound: this service's bound still holds.
-      const bounded =
-        request.maxBytes > this.#maxArtifactBytes
-          ? {
-              ...request,
-              maxBytes: this.#maxArtifactBytes,
-              maxBytesBound: "maxArtifactBytes" as const,
-            }
-          : request;
-      if (!this.#hooks.beginUpload) throw unsupportedTransfer("this adapter has no uploads");
-      const target = await this.#hooks.beginUpload(bounded);
-      return uploadSink(bounded, {
-        write: async (chunk) => {
-          this.#ensureOpen();
-          await target.write(chunk);
-        },
-        publish: async (digest, deadline) => {
-          this.#ensureOpen();
-          return target.publish(digest, deadline);
-        },
-        discard: () => target.discard(),
-      });
-    });
-  }
+  readonly #get = (request: ParsedGet): Artifact | PromiseLike<Artifact> =>
+    andThen(this.#hooks.read(request), handOut);
 
-  #openDownload(request: ParsedDownload): Promise<DownloadSource> {
-    return this.#run("download", request, async () => {
-      if (!this.#hooks.download) throw unsupportedTransfer("this adapter has no downloads");
-      const stored = await this.#hooks.download(request);
-      try {
-        const range = resolveRange(request.range, stored.meta.size);
-        return verifiedSource({ ...stored, range, deadline: request.deadline });
-      } catch (error) {
-        await stored.close?.();
-        throw error;
-      }
-    });
-  }
+  readonly #head = (request: ParsedGet): ArtifactMeta | PromiseLike<ArtifactMeta> =>
+    andThen(this.#hooks.readMeta(request), frozenMeta);
 
-  #get(request: ParsedGet): Promise<Artifact> {
-    return this.#run("get", request, async () => {
-      const { meta, data, shared } = await this.#hooks.read(request);
-      return Object.freeze({ ...meta, data: shared ? new Uint8Array(data) : data });
-    });
-  }
+  readonly #remove = (request: ParsedDelete) => this.#hooks.remove(request);
+  readonly #names = (request: ParsedListNames) => this.#hooks.names(request);
+  readonly #versions = (request: ParsedListVersions) => this.#hooks.versions(request);
+  readonly #legacyList = (request: ParsedRequest) => this.#hooks.legacyList(request);
+}
 
-  #head(request: ParsedGet): Promise<ArtifactMeta> {
-    return this.#run("head", request, async () => {
-      const meta = await this.#hooks.readMeta(request);
-      return Object.isFrozen(meta) ? meta : Object.freeze({ ...meta });
-    });
-  }
+/** `next(value)`, without a promise when the hook answered synchronously. */
+function andThen<T, U>(value: T | PromiseLike<T>, next: (value: T) => U): U | PromiseLike<U> {
+  return isThenable(value) ? value.then(next) : next(value);
+}
 
-  #delete(request: ParsedDelete): Promise<void> {
-    return this.#run("delete", request, () => this.#hooks.remove(request));
-  }
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as Partial<PromiseLike<T>> | null)?.then === "function";
+}
 
-  #listNames(request: ParsedListNames): Promise<NamePage> {
-    return this.#run("listNames", request, () => this.#hooks.names(request));
-  }
+/** A stored version as a get returns it: frozen, with bytes the caller may keep. */
+function handOut({ meta, data, shared }: StoredArtifact): Artifact {
+  return Object.freeze({ ...meta, data: shared ? new Uint8Array(data) : data });
+}
 
-  #listVersions(request: ParsedListVersions): Promise<VersionPage> {
-    return this.#run("listVersions", request, () => this.#hooks.versions(request));
-  }
-
-  #list(request: ParsedRequest): Promise<ArtifactMeta[]> {
-    return this.#run("list", request, () => this.#hooks.legacyList(request));
-  }
+function frozenMeta(meta: ArtifactMeta): ArtifactMeta {
+  return Object.isFrozen(meta) ? meta : Object.freeze({ ...meta });
 }
