@@ -66,11 +66,13 @@ describe("reclaiming without waiting for capacity", () => {
 
   it("keeps a transfer that is called more often than transferIdleTimeoutMs", async () => {
     const shards = new ScriptedShards("durable", "native");
-    const service = new ShardedArtifactService(shards, { transferIdleTimeoutMs: 40 });
+    // Calls 250 ms apart for 1.5 s in all: longer than the idle time in total, with a 4x margin
+    // per gap, so a loaded machine's scheduling delays do not end the transfer.
+    const service = new ShardedArtifactService(shards, { transferIdleTimeoutMs: 1_000 });
     const sink = await service.openUpload(appScope("a"), "x");
     for (let i = 0; i < 6; i++) {
       await sink.write(bytes("."));
-      await sleep(15);
+      await sleep(250);
     }
     await expect(sink.finish()).resolves.toMatchObject({ size: 6 });
     await service.close();
