@@ -1,11 +1,10 @@
 import {
   type ArtifactMeta,
-  checkBlockDigests,
   corruptArtifact,
   type JsonObject,
   type Scope,
-  sha256Hex,
 } from "@artifact-kit/core";
+import { checkBlockDigests, sha256Hex } from "@artifact-kit/core/adapter";
 
 // Stored records are checked as they are read: a row that does not describe a well-formed
 // version (a hand-edited size, digest or metadata) is corrupt_artifact, never a wrong answer.

@@ -1,11 +1,9 @@
+import { type ArtifactMeta, Deadline, unavailable } from "@artifact-kit/core";
 import {
-  type ArtifactMeta,
   type DataDigest,
-  Deadline,
   TRANSFER_BLOCK_BYTES,
   type UploadTarget,
-  unavailable,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 import type { Database } from "./database.js";
 import type { Statements } from "./statements.js";
 
