@@ -1,3 +1,5 @@
+// The consumer's entry point: the contract, validation, errors, scoped capabilities and
+// the run-store contract. What adapters build on is on `@artifact-kit/core/adapter`.
 export {
   ARTIFACT_OPERATIONS,
   type ArtifactAttachment,
@@ -12,41 +14,8 @@ export {
 export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline } from "./deadline.js";
 export * from "./errors.js";
-export { HighWaterCache } from "./high-water.js";
-export {
-  type IdempotentPayload,
-  idempotentVersionDeleted,
-  replayIdempotentPut,
-} from "./idempotency.js";
-export { highestUnderMark } from "./latest-window.js";
 export * from "./limits.js";
-export {
-  decodeBase32Hex,
-  encodeBase32Hex,
-  FULL_KEY_MAX_NAME_BYTES,
-  groupOfKey,
-  type KeyListingPage,
-  type KeyListingRequest,
-  keyPrefixOf,
-  keyStartAfter,
-  keyStartFrom,
-  type NameKey,
-  nameKey,
-  nameOfFullKey,
-  namePageOfKeys,
-} from "./name-key.js";
-export {
-  compareNumbers,
-  compareUtf8,
-  indexAfter,
-  indexFrom,
-  namePage,
-  namePageStart,
-  type Page,
-  pageAfter,
-  prefixUpperBound,
-  resolvePageLimit,
-} from "./order.js";
+export { compareUtf8 } from "./order.js";
 export { allNames, allVersions } from "./pages.js";
 export {
   checkArtifactReply,
@@ -54,17 +23,10 @@ export {
   checkNamePageReply,
   checkVersionPageReply,
 } from "./reply.js";
-export * from "./request.js";
 export * from "./run-store.js";
-export { sameScope, scopeDigest, scopeKey, sha256Hex } from "./scope.js";
-export {
-  type ManifestExpectation,
-  metaOfManifest,
-  parseStoredManifest,
-  type StoredManifest,
-  storedManifestJson,
-} from "./stored-manifest.js";
-export * from "./transfer.js";
+export { scopeDigest, scopeKey, sha256Hex } from "./scope.js";
+export { TRANSFER_BLOCK_BYTES } from "./transfer/blocks.js";
+export * from "./transfer/contract.js";
 export type * from "./types.js";
 export {
   decodeUtf8,

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BlockDigester, digestData, TRANSFER_BLOCK_BYTES } from "../src/index.js";
+import { BlockDigester, digestData } from "../src/adapter/index.js";
+import { TRANSFER_BLOCK_BYTES } from "../src/index.js";
 
 const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareUtf8, namePage, pageAfter, prefixUpperBound } from "../src/index.js";
+import { namePage, pageAfter, prefixUpperBound } from "../src/adapter/index.js";
+import { compareUtf8 } from "../src/index.js";
 
 const utf8 = (s: string) => Buffer.from(s, "utf8");
 

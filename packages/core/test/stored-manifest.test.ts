@@ -3,9 +3,9 @@ import {
   metaOfManifest,
   parseStoredManifest,
   type StoredManifest,
-  sha256Hex,
   storedManifestJson,
-} from "../src/index.js";
+} from "../src/adapter/index.js";
+import { sha256Hex } from "../src/index.js";
 
 const manifest: StoredManifest = {
   scope: { kind: "app", app: "a" },

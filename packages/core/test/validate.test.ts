@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  ArtifactError,
-  parseGet,
-  parseListNames,
-  parsePut,
-  validateMetadata,
-  validateName,
-  validateScope,
-} from "../src/index.js";
+import { parseGet, parseListNames, parsePut } from "../src/adapter/index.js";
+import { ArtifactError, validateMetadata, validateName, validateScope } from "../src/index.js";
 
 function fieldOf(action: () => unknown): string | undefined {
   try {

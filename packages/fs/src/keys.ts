@@ -1,13 +1,11 @@
 import { link, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import { type ArtifactMeta, corruptArtifact, type Deadline } from "@artifact-kit/core";
 import {
-  type ArtifactMeta,
-  corruptArtifact,
-  type Deadline,
   type IdempotentPayload,
   idempotentVersionDeleted,
   replayIdempotentPut,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 import type { FsConfig } from "./config.js";
 import { isTaken, pathExists, removeIfPresent, syncDirectory } from "./io.js";
 import { versionFile } from "./layout.js";

@@ -1,13 +1,7 @@
 import { type FileHandle, link, mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  compareUtf8,
-  corruptArtifact,
-  indexAfter,
-  indexFrom,
-  isArtifactError,
-  sha256Hex,
-} from "@artifact-kit/core";
+import { compareUtf8, corruptArtifact, isArtifactError, sha256Hex } from "@artifact-kit/core";
+import { indexAfter, indexFrom } from "@artifact-kit/core/adapter";
 import { namesDirEntries } from "./config.js";
 import { DirectoryCache } from "./dir-cache.js";
 import {

@@ -1,15 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { rename } from "node:fs/promises";
 import { join } from "node:path";
+import { type ArtifactMeta, corruptArtifact, type Deadline } from "@artifact-kit/core";
 import {
-  type ArtifactMeta,
-  corruptArtifact,
   type DataDigest,
-  type Deadline,
   newVersionRecord,
   type ParsedPut,
   type ParsedUpload,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { FsConfig } from "./config.js";
 import { createDurably, removeQuietly, syncDirectory, syncHandle } from "./io.js";

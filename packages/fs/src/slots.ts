@@ -5,12 +5,12 @@ import {
   capacityReached,
   corruptArtifact,
   type Scope,
-  sameScope,
   scopeDigest,
   sha256Hex,
   validateName,
   validateScope,
 } from "@artifact-kit/core";
+import { sameScope } from "@artifact-kit/core/adapter";
 import type { FsConfig } from "./config.js";
 import { createDurably, isTaken, pathExists, removeQuietly, syncDirectory } from "./io.js";
 import {

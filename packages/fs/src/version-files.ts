@@ -1,15 +1,17 @@
 import type { FileHandle } from "node:fs/promises";
 import {
   type ArtifactMeta,
-  blockCount,
-  checkBlockDigests,
   checkMetaReply,
-  compareNumbers,
   corruptArtifact,
-  type DataDigest,
   type Scope,
   sha256Hex,
 } from "@artifact-kit/core";
+import {
+  blockCount,
+  checkBlockDigests,
+  compareNumbers,
+  type DataDigest,
+} from "@artifact-kit/core/adapter";
 import {
   pathExists,
   readExactly,

@@ -1,11 +1,11 @@
 import {
   corruptArtifact,
   type Deadline,
-  type IdempotentPayload,
   type Scope,
   validateMetadata,
   validateMimeType,
 } from "@artifact-kit/core";
+import type { IdempotentPayload } from "@artifact-kit/core/adapter";
 import type { BucketClient, StoredObject } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";
 import { manifestLineText } from "./manifest.js";

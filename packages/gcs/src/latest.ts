@@ -1,4 +1,5 @@
-import { type Deadline, highestUnderMark, type Scope } from "@artifact-kit/core";
+import type { Deadline, Scope } from "@artifact-kit/core";
+import { highestUnderMark } from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { BucketClient, ListRequest, StoredObject } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";

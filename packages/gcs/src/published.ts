@@ -1,4 +1,5 @@
-import { corruptArtifact, type Deadline, nameKey, notFound, type Scope } from "@artifact-kit/core";
+import { corruptArtifact, type Deadline, notFound, type Scope } from "@artifact-kit/core";
+import { nameKey } from "@artifact-kit/core/adapter";
 import type { BucketClient, StoredObject } from "./bucket-client.js";
 import { KEYED_FLAG } from "./keys.js";
 import type { ObjectLayout } from "./layout.js";

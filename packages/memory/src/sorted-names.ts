@@ -1,4 +1,5 @@
-import { compareUtf8, indexAfter, indexFrom, namePageStart, type Page } from "@artifact-kit/core";
+import { compareUtf8 } from "@artifact-kit/core";
+import { indexAfter, indexFrom, namePageStart, type Page } from "@artifact-kit/core/adapter";
 
 const identity = (name: string) => name;
 const firstOf = (chunk: readonly string[]) => chunk[0] as string;

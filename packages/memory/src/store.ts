@@ -1,8 +1,6 @@
 import {
   type ArtifactMeta,
-  compareNumbers,
   type NamePage,
-  newVersionRecord,
   notFound,
   quotaExceeded,
   resultLimitExceeded,
@@ -10,8 +8,10 @@ import {
 } from "@artifact-kit/core";
 import {
   type AdapterHooks,
+  compareNumbers,
   type DataDigest,
   idempotentVersionDeleted,
+  newVersionRecord,
   type ParsedDelete,
   type ParsedGet,
   type ParsedListNames,

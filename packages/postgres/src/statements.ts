@@ -1,10 +1,5 @@
-import {
-  namePageStart,
-  type ParsedListNames,
-  prefixUpperBound,
-  scopeDigest,
-  sha256Hex,
-} from "@artifact-kit/core";
+import { scopeDigest, sha256Hex } from "@artifact-kit/core";
+import { namePageStart, type ParsedListNames, prefixUpperBound } from "@artifact-kit/core/adapter";
 import { VERSION_COLUMNS } from "./rows.js";
 
 /** A parameterised statement, prepared once per connection under its name. */

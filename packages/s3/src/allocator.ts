@@ -1,11 +1,11 @@
 import {
   corruptArtifact,
   type Deadline,
-  HighWaterCache,
   overloaded,
   type Scope,
   scopeKey,
 } from "@artifact-kit/core";
+import { HighWaterCache } from "@artifact-kit/core/adapter";
 import type { BucketClient } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";
 

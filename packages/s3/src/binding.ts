@@ -1,4 +1,5 @@
-import { corruptArtifact, type IdempotentPayload, type JsonObject } from "@artifact-kit/core";
+import { corruptArtifact, type JsonObject } from "@artifact-kit/core";
+import type { IdempotentPayload } from "@artifact-kit/core/adapter";
 
 /**
  * What a binding object records: the version a caller's idempotency key was bound to, the

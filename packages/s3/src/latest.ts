@@ -1,4 +1,5 @@
-import { type Deadline, highestUnderMark, type Scope } from "@artifact-kit/core";
+import type { Deadline, Scope } from "@artifact-kit/core";
+import { highestUnderMark } from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { BucketClient, ListedObject, ListRequest } from "./bucket-client.js";
 import { S3_MAX_KEYS } from "./config.js";

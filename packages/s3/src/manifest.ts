@@ -1,13 +1,11 @@
+import { type Artifact, corruptArtifact, sha256Hex } from "@artifact-kit/core";
 import {
-  type Artifact,
-  corruptArtifact,
   type ManifestExpectation,
   metaOfManifest,
   parseStoredManifest,
   type StoredManifest,
-  sha256Hex,
   storedManifestJson,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 
 /**
  * A published object is the data, then a trailer: the manifest as one JSON line and a fixed

@@ -1,11 +1,5 @@
-import {
-  corruptArtifact,
-  type Deadline,
-  type ManifestExpectation,
-  nameKey,
-  type Scope,
-  type StoredManifest,
-} from "@artifact-kit/core";
+import { corruptArtifact, type Deadline, type Scope } from "@artifact-kit/core";
+import { type ManifestExpectation, nameKey, type StoredManifest } from "@artifact-kit/core/adapter";
 import type { BucketClient } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";
 import { decodeManifest, MANIFEST_READ_BYTES, manifestLength, TAIL_BYTES } from "./manifest.js";

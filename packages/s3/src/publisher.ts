@@ -1,18 +1,15 @@
 import { randomUUID } from "node:crypto";
+import { type ArtifactMeta, type Deadline, type Scope, unavailable } from "@artifact-kit/core";
 import {
-  type ArtifactMeta,
   type DataDigest,
-  type Deadline,
   type IdempotentPayload,
   idempotentVersionDeleted,
   metaOfManifest,
   nameKey,
   type ParsedContent,
   replayIdempotentPut,
-  type Scope,
   type StoredManifest,
-  unavailable,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import { decodeBinding, encodeBinding, type KeyBinding } from "./binding.js";
 import type { BucketClient, CreateOutcome } from "./bucket-client.js";

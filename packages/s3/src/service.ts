@@ -12,16 +12,24 @@ import {
   type DownloadOptions,
   type DownloadSource,
   defineCapabilities,
-  digestData,
   type GetOptions,
   type ListNamesOptions,
   type ListVersionsOptions,
-  metaOfManifest,
   type NamePage,
-  nameKey,
-  namePageOfKeys,
   notFound,
   type PutOptions,
+  type RequestOptions,
+  resultLimitExceeded,
+  type Scope,
+  type UploadOptions,
+  type UploadSink,
+  type VersionPage,
+} from "@artifact-kit/core";
+import {
+  digestData,
+  metaOfManifest,
+  nameKey,
+  namePageOfKeys,
   parseDelete,
   parseDownload,
   parseGet,
@@ -30,17 +38,11 @@ import {
   parsePut,
   parseScopeRequest,
   parseUpload,
-  type RequestOptions,
   resolveRange,
-  resultLimitExceeded,
-  type Scope,
   type StoredManifest,
-  type UploadOptions,
-  type UploadSink,
   uploadSink,
-  type VersionPage,
   verifiedSource,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 import { VersionAllocator } from "./allocator.js";
 import { BucketClient, type ListedObject } from "./bucket-client.js";
 import {

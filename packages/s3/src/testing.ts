@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { type ArtifactMeta, nameKey } from "@artifact-kit/core";
+import type { ArtifactMeta } from "@artifact-kit/core";
+import { nameKey } from "@artifact-kit/core/adapter";
 import type {
   ArtifactServiceConformanceOptions,
   ServiceSubject,

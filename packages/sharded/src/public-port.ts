@@ -1,10 +1,5 @@
-import {
-  type ArtifactService,
-  contentOptions,
-  type Deadline,
-  type RequestOptions,
-} from "@artifact-kit/core";
-import { type ServicePort, servicePort } from "@artifact-kit/core/adapter";
+import type { ArtifactService, Deadline, RequestOptions } from "@artifact-kit/core";
+import { contentOptions, type ServicePort, servicePort } from "@artifact-kit/core/adapter";
 import { workerTransfer } from "./transfer.js";
 
 /**

@@ -14,8 +14,16 @@ import {
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
-  type ParsedRequest,
   type PutOptions,
+  type RequestOptions,
+  type Scope,
+  type UploadOptions,
+  type UploadSink,
+  type VersionPage,
+} from "@artifact-kit/core";
+import type { ServicePort } from "@artifact-kit/core/adapter";
+import {
+  type ParsedRequest,
   parseDelete,
   parseDownload,
   parseGet,
@@ -24,13 +32,7 @@ import {
   parsePut,
   parseScopeRequest,
   parseUpload,
-  type RequestOptions,
-  type Scope,
-  type UploadOptions,
-  type UploadSink,
-  type VersionPage,
-} from "@artifact-kit/core";
-import type { ServicePort } from "@artifact-kit/core/adapter";
+} from "@artifact-kit/core/adapter";
 import { HeldDownload } from "./held-download.js";
 import { OpenTransfers } from "./held-transfer.js";
 import { HeldUpload } from "./held-upload.js";

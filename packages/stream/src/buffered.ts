@@ -3,22 +3,24 @@ import {
   type ArtifactMeta,
   type ArtifactService,
   type ArtifactTransfer,
-  contentOptions,
-  type DataDigest,
   type Deadline,
   type DownloadOptions,
   type DownloadSource,
+  type Scope,
+  TRANSFER_BLOCK_BYTES,
+  type UploadOptions,
+  validateOptionKeys,
+  validatePositiveInteger,
+} from "@artifact-kit/core";
+import {
+  contentOptions,
+  type DataDigest,
   type ParsedUpload,
   parseDownload,
   parseUpload,
   resolveRange,
-  type Scope,
-  TRANSFER_BLOCK_BYTES,
-  type UploadOptions,
   uploadSink,
-  validateOptionKeys,
-  validatePositiveInteger,
-} from "@artifact-kit/core";
+} from "@artifact-kit/core/adapter";
 
 /** The explicit opt-in to carry a transfer through `put` / `get`, whole in memory. */
 export interface BufferingOptions {
