@@ -79,7 +79,8 @@ async function lane(index: number, trials: number): Promise<number> {
       }
       const tree = await walk(temp.root);
       const generations = tree.filter((entry) => /\/name-index\/\d+\.idx$/.test(entry.path));
-      expect(generations.length).toBeGreaterThan(0);
+      // A kill before the first name was acknowledged leaves no scope to index yet.
+      if (acknowledged.size > 0) expect(generations.length).toBeGreaterThan(0);
       expect(generations.length).toBeLessThanOrEqual(3);
       expect(tree.filter((entry) => entry.kind === "file" && /staging\//.test(entry.path))).toEqual(
         [],
@@ -96,9 +97,14 @@ describe("crash consistency of the name index", () => {
     timeout: 600_000,
   }, async () => {
     testOnlyNameOrder.compactAtLogEntries = 4;
-    const created = await Promise.all(
+    // Every lane runs to its end before the test reports, so that no child is still writing
+    // under a root when afterAll removes it.
+    const outcomes = await Promise.allSettled(
       Array.from({ length: LANES }, (_, i) => lane(i, TRIALS / LANES)),
     );
+    const failed = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+    const created = outcomes.map((outcome) => (outcome.status === "fulfilled" ? outcome.value : 0));
     const total = created.reduce((sum, count) => sum + count, 0);
     console.log(`names crash: ${TRIALS} kills, ${total} acknowledged new names`);
     // The kills must land among puts of new names, not before the first one.

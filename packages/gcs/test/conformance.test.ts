@@ -14,4 +14,6 @@ beforeAll(async () => {
 describeArtifactService("gcs (fake-gcs-server)", {
   ...gcsSubjects(() => newStorage().bucket(bucket.name)),
   numRuns: 50,
+  // Each law makes hundreds of HTTP requests: headroom for a loaded CI machine.
+  testTimeoutMs: 300_000,
 });
