@@ -67,9 +67,9 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     bug: "treats the name cursor as inclusive",
     patches: [
       {
-        file: "listing.ts",
-        find: ": indexAfter(sorted, start.from, identity, compareUtf8);",
-        replace: ": indexFrom(sorted, start.from, identity, compareUtf8);",
+        file: "name-order.ts",
+        find: ": indexAfter(sorted, start.from, same, compareUtf8);",
+        replace: ": indexFrom(sorted, start.from, same, compareUtf8);",
       },
     ],
   },
