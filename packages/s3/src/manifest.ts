@@ -1,4 +1,5 @@
-import { type Artifact, corruptArtifact, sha256Hex } from "@artifact-kit/core";
+import { corruptArtifact, sha256Hex } from "@artifact-kit/core";
+import type { StoredArtifact } from "@artifact-kit/core/adapter";
 import {
   type ManifestExpectation,
   metaOfManifest,
@@ -73,7 +74,10 @@ export function decodeManifest(
 }
 
 /** Splits a whole downloaded object, checks its manifest and verifies the data. */
-export function decodeArtifactObject(body: Uint8Array, expected: ManifestExpectation): Artifact {
+export function decodeArtifactObject(
+  body: Uint8Array,
+  expected: ManifestExpectation,
+): StoredArtifact {
   const length = manifestLength(body, body.byteLength);
   const dataBytes = body.byteLength - TAIL_BYTES - length;
   const manifest = decodeManifest(
@@ -85,5 +89,6 @@ export function decodeArtifactObject(body: Uint8Array, expected: ManifestExpecta
   if (sha256Hex(data) !== manifest.sha256) {
     throw corruptArtifact("stored data does not match the manifest's sha256");
   }
-  return Object.freeze({ ...metaOfManifest(manifest), data });
+  // A fresh copy, read for this call alone: the template may hand it out as it is.
+  return { meta: metaOfManifest(manifest), data, shared: false };
 }

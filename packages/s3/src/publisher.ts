@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { type ArtifactMeta, type Deadline, type Scope, unavailable } from "@artifact-kit/core";
+import { type ArtifactMeta, type Deadline, unavailable } from "@artifact-kit/core";
 import {
   type DataDigest,
   type IdempotentPayload,
   idempotentVersionDeleted,
   metaOfManifest,
   nameKey,
-  type ParsedContent,
+  type ParsedPublication,
   replayIdempotentPut,
   type StoredManifest,
 } from "@artifact-kit/core/adapter";
@@ -15,13 +15,6 @@ import { decodeBinding, encodeBinding, type KeyBinding } from "./binding.js";
 import type { BucketClient, CreateOutcome } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";
 import { readPublishedManifest } from "./published.js";
-
-/** What a put or a finished upload publishes, beside its bytes. */
-export interface Publication extends ParsedContent {
-  readonly scope: Scope;
-  readonly name: string;
-  readonly deadline: Deadline;
-}
 
 /**
  * Writes the version object create-only: the commit point. It calls `deadline.check()` right
@@ -46,7 +39,7 @@ export class Publisher {
   }
 
   async publish(
-    publication: Publication,
+    publication: ParsedPublication,
     digest: DataDigest,
     write: WriteVersion,
   ): Promise<ArtifactMeta> {
@@ -87,7 +80,7 @@ export class Publisher {
    * died before publishing; if it still runs, its own create-only write finds ours).
    */
   async #resolve(
-    publication: Publication,
+    publication: ParsedPublication,
     digest: DataDigest,
     bound: KeyBinding,
     write: WriteVersion,
@@ -119,7 +112,7 @@ export class Publisher {
   }
 
   async #write(
-    publication: Publication,
+    publication: ParsedPublication,
     digest: DataDigest,
     claim: { version: number; requestId: string },
     write: WriteVersion,
@@ -164,7 +157,7 @@ export class Publisher {
   }
 }
 
-function payloadOf(publication: Publication, digest: DataDigest): IdempotentPayload {
+function payloadOf(publication: ParsedPublication, digest: DataDigest): IdempotentPayload {
   const { mimeType, metadata } = publication;
   return { size: digest.size, sha256: digest.sha256, mimeType, metadata };
 }
