@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { positiveInteger } from "./args.js";
 import { effectsSuite } from "./effects/suite.js";
@@ -8,7 +9,7 @@ import { memorySuite } from "./memory/suite.js";
 import { otelSuite } from "./otel/suite.js";
 import { postgresSuite } from "./postgres/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
-import { type RunOptions, runSuite } from "./run-suite.js";
+import { type RunOptions, roundsOf, runSuite } from "./run-suite.js";
 import { s3Suite } from "./s3/suite.js";
 import { gcsScaleSuite } from "./scale/gcs.js";
 import { memoryScaleSuite } from "./scale/memory.js";
@@ -73,7 +74,13 @@ const options: RunOptions = {
   rounds: positiveInteger(values.rounds, "--rounds"),
 };
 
+const loadAverage = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ");
+
 console.log(describeMachine());
+console.log(`command: node dist/main.js ${process.argv.slice(2).join(" ")}`);
 for (const name of names) {
   const suite = SUITES[name];
   if (!suite) throw new Error(`unknown suite "${name}"; known: ${Object.keys(SUITES).join(", ")}`);
@@ -87,7 +94,12 @@ for (const name of names) {
     continue;
   }
   const startedAt = performance.now();
+  const loadBefore = loadAverage();
   const table = await runSuite(opened, options);
   const seconds = ((performance.now() - startedAt) / 1000).toFixed(0);
-  console.log(`\n## ${name} (measured in ${seconds} s)\n\n${table}`);
+  const rounds = roundsOf(opened, options);
+  console.log(
+    `\n## ${name} (measured in ${seconds} s; medians of ${rounds} rounds taken in turns; ` +
+      `load average ${loadBefore} before, ${loadAverage()} after)\n\n${table}`,
+  );
 }

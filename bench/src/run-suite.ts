@@ -15,6 +15,11 @@ export interface RunOptions extends MeasureOptions {
   readonly rounds: number;
 }
 
+/** The passes a suite runs: `--rounds`, or the suite's minimum if that is more. */
+export function roundsOf(suite: Suite, options: RunOptions): number {
+  return Math.max(options.rounds, suite.minRounds ?? 1);
+}
+
 /** Measures every cell of a suite in one process and returns its table. */
 export async function runSuite(suite: Suite, options: RunOptions): Promise<string> {
   const idOf = (rowIndex: number, column: string) => `${suite.title} #${rowIndex} ${column}`;
@@ -30,7 +35,7 @@ export async function runSuite(suite: Suite, options: RunOptions): Promise<strin
   const measureOptions = { ...options, minSamples: suite.minSamples ?? options.minSamples };
   try {
     const passes: Map<string, Measurement>[] = [];
-    for (let round = 0; round < options.rounds; round += 1) {
+    for (let round = 0; round < roundsOf(suite, options); round += 1) {
       passes.push(await measureAll(workloadsOfPass(round), measureOptions));
     }
     const table = formatTable(suite, (row, column) =>

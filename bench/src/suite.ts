@@ -41,6 +41,8 @@ export interface Suite {
   readonly columns: readonly Column[];
   readonly comparisons: readonly Comparison[];
   readonly rows: readonly Row[];
+  /** The fewest passes (rounds) this suite's medians take, whatever `--rounds` asks. */
+  readonly minRounds?: number;
   /** Overrides the run's minimum samples per cell, for suites whose operations are few and noisy. */
   readonly minSamples?: number;
   /** Show each cell's 99th-percentile latency too, for suites that compare tails. */

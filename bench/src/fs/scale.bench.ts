@@ -35,9 +35,10 @@ const SCOPE: Scope = { kind: "app", app: "scale" };
 const payload = new Uint8Array(64).fill(7);
 const scratch = new ScratchSpace();
 
-/** Room for `names` names and `versions` versions of a name within the scan bound. */
-const scanEntriesFor = (names: number, versions: number) =>
-  Math.max(10_000, 2 * names + 100, 3 * versions + 100);
+/** Room for `versions` versions of a name within the scan bound. */
+const scanEntriesFor = (versions: number) => Math.max(10_000, 3 * versions + 100);
+/** Room for `names` names and the new names the rounds put (the default is 100,000). */
+const namesCeilingFor = (names: number) => Math.max(100_000, names + 10_000);
 
 async function fill(count: number, put: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -52,24 +53,27 @@ interface Store {
   readonly size: number;
   readonly root: string;
   readonly maxScanEntries: number;
+  readonly maxNamesPerScope: number;
   /** A long-lived instance: the warm path. */
   readonly service: FsArtifactService;
 }
 
 async function namesStore(size: number): Promise<Store> {
   const root = scratch.fresh(`names-${size}`);
-  const maxScanEntries = scanEntriesFor(size, 1);
-  const service = await FsArtifactService.open({ root, maxScanEntries });
+  const maxScanEntries = scanEntriesFor(1);
+  const maxNamesPerScope = namesCeilingFor(size);
+  const service = await FsArtifactService.open({ root, maxScanEntries, maxNamesPerScope });
   await fill(size, (i) => service.put(SCOPE, `name-${String(i).padStart(7, "0")}`, payload));
-  return { label: `${size} names`, size, root, maxScanEntries, service };
+  return { label: `${size} names`, size, root, maxScanEntries, maxNamesPerScope, service };
 }
 
 async function versionsStore(size: number): Promise<Store> {
   const root = scratch.fresh(`versions-${size}`);
-  const maxScanEntries = scanEntriesFor(1, size);
-  const service = await FsArtifactService.open({ root, maxScanEntries });
+  const maxScanEntries = scanEntriesFor(size);
+  const maxNamesPerScope = namesCeilingFor(1);
+  const service = await FsArtifactService.open({ root, maxScanEntries, maxNamesPerScope });
   await fill(size, () => service.put(SCOPE, "one", payload));
-  return { label: `${size} versions`, size, root, maxScanEntries, service };
+  return { label: `${size} versions`, size, root, maxScanEntries, maxNamesPerScope, service };
 }
 
 /** Milliseconds one call takes. */
@@ -107,8 +111,8 @@ const OPERATIONS: readonly Operation[] = [
   {
     label: `listNames page of ${PAGE}, first call after open (cold)`,
     stores: "names",
-    sample: async ({ root, maxScanEntries }) => {
-      const service = await FsArtifactService.open({ root, maxScanEntries });
+    sample: async ({ root, maxScanEntries, maxNamesPerScope }) => {
+      const service = await FsArtifactService.open({ root, maxScanEntries, maxNamesPerScope });
       try {
         return await time(() => service.listNames(SCOPE, { limit: PAGE }));
       } finally {

@@ -6,7 +6,7 @@ import { KitStore } from "../kit-store.js";
 import { objectStoreRows } from "../object-store-rows.js";
 import type { StoreUnderTest } from "../store.js";
 import type { Suite } from "../suite.js";
-import { emptyBucket } from "./bucket.js";
+import { emptyBucket, refuseEmulatorHostVariable } from "./bucket.js";
 import { CountingProxy } from "./counting-proxy.js";
 import { RawGcsFloor } from "./floor.js";
 import { RequestTally } from "./request-tally.js";
@@ -24,10 +24,7 @@ const COLUMNS = [
  * all on fake-gcs-server at `endpoint`, each in its own bucket, through one counting proxy.
  */
 export async function gcsSuite(endpoint: string): Promise<Suite> {
-  if (process.env.STORAGE_EMULATOR_HOST !== undefined) {
-    // @google-cloud/storage 7 would take it as its whole base URL and answer 404 everywhere.
-    throw new Error("unset STORAGE_EMULATOR_HOST; the gcs suite takes the endpoint from --gcs");
-  }
+  refuseEmulatorHostVariable();
   // The peer logs a warning for every artifact it fails to load; the suite fails on that anyway.
   setLogLevel(LogLevel.ERROR);
   const proxy = await CountingProxy.start(endpoint);

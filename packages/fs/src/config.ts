@@ -11,11 +11,16 @@ export interface FsArtifactServiceOptions {
   /** Most versions the legacy `list` returns before result_limit_exceeded (default 1,000). */
   legacyListLimit?: number;
   /**
-   * Most entries one directory scan reads (at least 3, default 10,000). It fixes the lifetime
-   * ceilings: `maxScanEntries div 2` scopes per root, `div 2` names per scope, `div 3`
-   * versions per name.
+   * Most entries one directory scan reads (at least 3, default 10,000). It fixes two lifetime
+   * ceilings: `maxScanEntries div 2` scopes per root and `div 3` versions per name.
    */
   maxScanEntries?: number;
+  /**
+   * Lifetime ceiling of names per scope (default 100,000, at most 1,000,000). Listings read
+   * the ordered name index a page at a time; rebuilding it (and repair) reads the names
+   * directory, two entries per name.
+   */
+  maxNamesPerScope?: number;
   /** Default `minAgeMs` of `repair()` (default 300,000 = the longest `timeoutMs`). */
   recoveryGraceMs?: number;
   /** Mode of every file the adapter creates (default 0o600). */
@@ -27,7 +32,6 @@ export interface FsArtifactServiceOptions {
 export interface FsConfig extends Required<FsArtifactServiceOptions> {
   /** Lifetime ceilings derived from `maxScanEntries`. */
   readonly maxScopes: number;
-  readonly maxNamesPerScope: number;
   readonly maxVersionsPerName: number;
 }
 
@@ -40,6 +44,7 @@ export const FS_DEFAULTS: Readonly<Tunables> = Object.freeze({
   maxPageLimit: 1_000,
   legacyListLimit: 1_000,
   maxScanEntries: 10_000,
+  maxNamesPerScope: 100_000,
   recoveryGraceMs: 300_000,
   fileMode: 0o600,
   dirMode: 0o700,
@@ -47,18 +52,31 @@ export const FS_DEFAULTS: Readonly<Tunables> = Object.freeze({
 
 const OPTION_KEYS = ["root", ...Object.keys(FS_DEFAULTS)];
 
-/** The lifetime ceilings that keep every directory of the layout within one bounded scan. */
-export function fsCeilings(maxScanEntries: number): {
+/** Largest `maxNamesPerScope`: see the option. */
+export const MAX_NAMES_PER_SCOPE = 1_000_000;
+
+/**
+ * The lifetime ceilings: scopes and versions keep their directories within one bounded scan;
+ * names per scope are set on their own, since listings no longer read the names directory.
+ */
+export function fsCeilings(
+  maxScanEntries: number,
+  maxNamesPerScope: number = FS_DEFAULTS.maxNamesPerScope,
+): {
   maxScopes: number;
   maxNamesPerScope: number;
   maxVersionsPerName: number;
 } {
   return {
     maxScopes: Math.floor(maxScanEntries / 2),
-    maxNamesPerScope: Math.floor(maxScanEntries / 2),
+    maxNamesPerScope,
     maxVersionsPerName: Math.floor(maxScanEntries / 3),
   };
 }
+
+/** Entries a scope's names directory may hold: a slot and a directory per name. */
+export const namesDirEntries = (config: { maxNamesPerScope: number }) =>
+  2 * config.maxNamesPerScope + 2;
 
 /** A non-negative integer number of milliseconds (0 allowed). */
 export function validateMilliseconds(value: unknown, field: string): number {
@@ -93,6 +111,12 @@ export function resolveFsConfig(options: unknown): FsConfig {
     config.maxScanEntries = validatePositiveInteger(given.maxScanEntries, "maxScanEntries");
     if (config.maxScanEntries < 3) throw invalidArgument("maxScanEntries", "must be at least 3");
   }
+  if (given.maxNamesPerScope !== undefined) {
+    config.maxNamesPerScope = validatePositiveInteger(given.maxNamesPerScope, "maxNamesPerScope");
+    if (config.maxNamesPerScope > MAX_NAMES_PER_SCOPE) {
+      throw invalidArgument("maxNamesPerScope", `must be at most ${MAX_NAMES_PER_SCOPE}`);
+    }
+  }
   if (given.recoveryGraceMs !== undefined) {
     config.recoveryGraceMs = validateMilliseconds(given.recoveryGraceMs, "recoveryGraceMs");
   }
@@ -102,6 +126,6 @@ export function resolveFsConfig(options: unknown): FsConfig {
   return Object.freeze({
     ...config,
     root: resolve(given.root),
-    ...fsCeilings(config.maxScanEntries),
+    ...fsCeilings(config.maxScanEntries, config.maxNamesPerScope),
   });
 }

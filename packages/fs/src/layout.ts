@@ -11,6 +11,8 @@ import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 //     scopes/<sd>/
 //       staging/                  payload, metadata and name-slot temporaries
 //       name-claims/<k>           capacity tokens, k = 1..maxNamesPerScope
+//       name-log/<nd>.json        names created since the last index compaction
+//       name-index/<g>.idx        generation g of the ordered name index (name-order.ts)
 //       names/<nd>.json           name slot (the real name), nd = sha256(name)
 //       names/<nd>/<v>.r          version reservation (O_EXCL), never removed
 //       names/<nd>/<v>.d          payload, renamed into place
@@ -18,19 +20,21 @@ import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 //       keys/<nd>/<kd>.json       idempotency key binding (the version's whole metadata
 //                                 record), kd = sha256(key); linked to <v>.m to publish
 
-const STAGING_DIR = "staging";
-const SCOPES_DIR = "scopes";
-const SCOPE_CLAIMS_DIR = "scope-claims";
-const NAMES_DIR = "names";
-const NAME_CLAIMS_DIR = "name-claims";
-const KEYS_DIR = "keys";
+export const STAGING_DIR = "staging";
+export const SCOPES_DIR = "scopes";
+export const SCOPE_CLAIMS_DIR = "scope-claims";
+export const NAMES_DIR = "names";
+export const NAME_CLAIMS_DIR = "name-claims";
+export const KEYS_DIR = "keys";
+export const NAME_LOG_DIR = "name-log";
+export const NAME_INDEX_DIR = "name-index";
 
 export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 export const SLOT_PATTERN = /^([0-9a-f]{64})\.json$/;
 /** `<version>.<kind>`: r = reservation, d = data, m = metadata. */
 export const VERSION_FILE_PATTERN = /^([1-9][0-9]{0,15})\.([rdm])$/;
 
-type VersionFileKind = "r" | "d" | "m";
+export type VersionFileKind = "r" | "d" | "m";
 
 export interface RootPaths {
   readonly root: string;
@@ -47,6 +51,8 @@ export interface ScopePaths {
   readonly nameClaims: string;
   readonly names: string;
   readonly keys: string;
+  readonly nameLog: string;
+  readonly nameIndex: string;
 }
 
 export interface NamePaths {
@@ -74,6 +80,8 @@ export function scopePaths(rootDirs: RootPaths, digest: string): ScopePaths {
     nameClaims: join(dir, NAME_CLAIMS_DIR),
     names: join(dir, NAMES_DIR),
     keys: join(dir, KEYS_DIR),
+    nameLog: join(dir, NAME_LOG_DIR),
+    nameIndex: join(dir, NAME_INDEX_DIR),
   };
 }
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { compareUtf8, indexAfter, indexFrom, namePageStart } from "@artifact-kit/core";
+import { compareUtf8 } from "@artifact-kit/core";
 import { DirectoryCache } from "./dir-cache.js";
 import { type ScopePaths, SLOT_PATTERN } from "./layout.js";
 import { readNameSnapshot, writeNameSnapshot } from "./name-snapshot.js";
@@ -81,17 +81,4 @@ export class NameIndexes {
     this.#indexes.clear();
     this.#reads.clear();
   }
-}
-
-/** Where a listNames page starts in a scope's sorted names: after the cursor, or at the prefix. */
-export function namePageIndex(
-  sorted: readonly string[],
-  request: { cursor: string | undefined; prefix: string | undefined },
-): number {
-  const start = namePageStart(request);
-  if (start === undefined) return 0;
-  const identity = (name: string) => name;
-  return start.inclusive
-    ? indexFrom(sorted, start.from, identity, compareUtf8)
-    : indexAfter(sorted, start.from, identity, compareUtf8);
 }

@@ -11,7 +11,7 @@ export const FORMAT = 1;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Parses a whole small file as UTF-8 JSON, or throws corrupt_artifact. */
-function parseJsonFile(bytes: Buffer, what: string, detail: ArtifactErrorDetail): unknown {
+export function parseJsonFile(bytes: Buffer, what: string, detail: ArtifactErrorDetail): unknown {
   try {
     return JSON.parse(utf8.decode(bytes));
   } catch (error) {
@@ -19,7 +19,7 @@ function parseJsonFile(bytes: Buffer, what: string, detail: ArtifactErrorDetail)
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -7,6 +7,7 @@ import {
   DIGEST_PATTERN,
   keysDir,
   type RootPaths,
+  type ScopePaths,
   SLOT_PATTERN,
   scopePaths,
   VERSION_FILE_PATTERN,
@@ -67,7 +68,15 @@ async function boundVersion(path: string): Promise<number | undefined> {
  */
 export async function repairTree(
   dirs: RootPaths,
-  options: { maxScanEntries: number; limit: number; minAgeMs: number },
+  options: {
+    maxScanEntries: number;
+    /** Bound of a scope's names directory (two entries per name). */
+    maxNamesDirEntries: number;
+    limit: number;
+    minAgeMs: number;
+    /** Rebuilds a scope's ordered name index from its slots (name-order.ts). */
+    rebuildNames: (scope: ScopePaths) => Promise<void>;
+  },
 ): Promise<RepairReport> {
   const { maxScanEntries: max, limit, minAgeMs } = options;
   const report = {
@@ -81,8 +90,8 @@ export async function repairTree(
   };
   const now = Date.now();
 
-  const scan = async (dir: string) => {
-    const { entries, truncated } = await scanDirectory(dir, max);
+  const scan = async (dir: string, bound = max) => {
+    const { entries, truncated } = await scanDirectory(dir, bound);
     if (truncated) report.complete = false;
     report.scanned += entries.length;
     return entries;
@@ -163,7 +172,10 @@ export async function repairTree(
   for (const scopeEntry of (await scan(dirs.scopes)).filter(isDigestDir)) {
     const scope = scopePaths(dirs, scopeEntry.name);
     if (!(await sweepStaging(scope.staging))) return report;
-    for (const nameEntry of (await scan(scope.names)).filter(isDigestDir)) {
+    await options.rebuildNames(scope);
+    for (const nameEntry of (await scan(scope.names, options.maxNamesDirEntries)).filter(
+      isDigestDir,
+    )) {
       const keys = keysDir(scope, nameEntry.name);
       if (!(await sweepVersions(join(scope.names, nameEntry.name), keys))) return report;
     }

@@ -22,6 +22,7 @@ import {
   type ListNamesOptions,
   type ListVersionsOptions,
   type NamePage,
+  namePageStart,
   notFound,
   type ParsedGet,
   type PutOptions,
@@ -50,6 +51,7 @@ import { VersionAllocator } from "./allocator.js";
 import {
   type FsArtifactServiceOptions,
   type FsConfig,
+  namesDirEntries,
   resolveFsConfig,
   validateMilliseconds,
 } from "./config.js";
@@ -66,7 +68,7 @@ import {
 } from "./io.js";
 import { KeyBindings } from "./keys.js";
 import { namePaths, type RootPaths, rootPaths, scopePaths, versionFile } from "./layout.js";
-import { NameIndexes, namePageIndex } from "./listing.js";
+import { NameOrder } from "./name-order.js";
 import { type Publisher, publish } from "./publication.js";
 import { type RepairOptions, type RepairReport, repairTree } from "./repair.js";
 import { Slots } from "./slots.js";
@@ -92,17 +94,17 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
   readonly #slots: Slots;
   readonly #allocator: VersionAllocator;
   readonly #publisher: Publisher;
-  readonly #nameIndexes: NameIndexes;
+  readonly #names: NameOrder;
   readonly #versionLists = new DirectoryCache<readonly number[]>();
   #closed = false;
 
   private constructor(config: FsConfig) {
     this.#config = config;
     this.#dirs = rootPaths(config.root);
-    this.#slots = new Slots(config, this.#dirs);
+    this.#names = new NameOrder(config);
+    this.#slots = new Slots(config, this.#dirs, this.#names);
     this.#allocator = new VersionAllocator(config);
     this.#publisher = { config, allocator: this.#allocator, keys: new KeyBindings(config) };
-    this.#nameIndexes = new NameIndexes(config.maxScanEntries, config.fileMode);
     const { maxArtifactBytes, maxScopes, maxNamesPerScope, maxVersionsPerName } = config;
     this.#capabilities = defineCapabilities({
       durability: "durable",
@@ -316,11 +318,9 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     request.deadline.check();
     try {
       const scopeDirs = scopePaths(this.#dirs, scopeDigest(request.scope));
-      const sorted = await this.#nameIndexes.knownNames(scopeDirs);
       const items: string[] = [];
-      // By index, not a slice: a copy of the tail would cost O(names) per page.
-      for (let at = namePageIndex(sorted, request); at < sorted.length; at++) {
-        const candidate = sorted[at] as string;
+      // Read a page at a time from the ordered name index (name-order.ts).
+      for await (const candidate of this.#names.names(scopeDirs, namePageStart(request))) {
         // Names with the prefix are one contiguous run in UTF-8 order.
         if (request.prefix !== undefined && !candidate.startsWith(request.prefix)) break;
         request.deadline.check();
@@ -377,7 +377,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
       const scopeDirs = scopePaths(this.#dirs, scopeDigest(request.scope));
       const live: [string, string, readonly number[]][] = [];
       let total = 0;
-      for (const name of await this.#nameIndexes.knownNames(scopeDirs)) {
+      for await (const name of this.#names.names(scopeDirs, undefined)) {
         request.deadline.check();
         const dir = namePaths(scopeDirs, name).dir;
         const versions = await this.#liveVersions(dir);
@@ -421,8 +421,10 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     try {
       return await repairTree(this.#dirs, {
         maxScanEntries: this.#config.maxScanEntries,
+        maxNamesDirEntries: namesDirEntries(this.#config),
         limit,
         minAgeMs,
+        rebuildNames: (scopeDirs) => this.#names.rebuild(scopeDirs),
       });
     } catch (error) {
       throw asArtifactError(error, "repair");
@@ -433,7 +435,7 @@ export class FsArtifactService implements ArtifactService, ArtifactTransfer {
     this.#closed = true;
     this.#slots.clear();
     this.#allocator.clear();
-    this.#nameIndexes.clear();
+    this.#names.clear();
     this.#versionLists.clear();
   }
 

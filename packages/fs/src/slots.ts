@@ -20,6 +20,7 @@ import {
   type ScopePaths,
   scopePaths,
 } from "./layout.js";
+import type { NameOrder } from "./name-order.js";
 import { FORMAT, parseFormatRecord, readSmallFile, scanStoreDirectory } from "./records.js";
 
 /** Largest slot file read (the largest valid one is under 7 KiB). */
@@ -37,6 +38,10 @@ interface SlotSpec {
   readonly staging: string;
   /** Checks an existing slot; throws corrupt_artifact if it names something else. */
   readonly verify: () => Promise<boolean>;
+  /** Runs with the fsynced staging file just before the slot is linked. */
+  readonly beforeLink?: (staged: string) => Promise<void>;
+  /** Runs after this creator linked the slot. */
+  readonly afterLink?: () => Promise<void>;
 }
 
 /** The bound of each lifetime ceiling, as capabilities() names it. */
@@ -57,9 +62,12 @@ export class Slots {
   /** Per claims directory, the number above the last claim this instance took. */
   readonly #nextClaims = new Map<string, number>();
 
-  constructor(config: FsConfig, dirs: RootPaths) {
+  readonly #order: NameOrder;
+
+  constructor(config: FsConfig, dirs: RootPaths, order: NameOrder) {
     this.#config = config;
     this.#dirs = dirs;
+    this.#order = order;
   }
 
   /** Creates the root's fixed directories (once per store; harmless when they exist). */
@@ -80,7 +88,7 @@ export class Slots {
         digest,
         content: JSON.stringify({ format: FORMAT, scope }),
         slot: dirs.slot,
-        dirs: [dirs.dir, dirs.staging, dirs.nameClaims, dirs.names],
+        dirs: [dirs.dir, dirs.staging, dirs.nameClaims, dirs.names, dirs.nameLog, dirs.nameIndex],
         claims: this.#dirs.scopeClaims,
         maxClaims: this.#config.maxScopes,
         staging: this.#dirs.staging,
@@ -103,6 +111,9 @@ export class Slots {
         maxClaims: this.#config.maxNamesPerScope,
         staging: scopeDirs.staging,
         verify: async () => (await readNameSlot(dirs.slot, dirs.digest)) !== undefined,
+        // The name order's log entry is durable before the slot exists (name-order.ts).
+        beforeLink: (staged) => this.#order.record(scopeDirs, dirs.digest, name, staged),
+        afterLink: () => this.#order.afterCreate(scopeDirs),
       });
       return dirs;
     });
@@ -136,6 +147,7 @@ export class Slots {
       const temp = join(spec.staging, `${randomUUID()}.slot`);
       await createDurably(temp, spec.content, this.#config.fileMode);
       try {
+        await spec.beforeLink?.(temp);
         await link(temp, spec.slot);
         linked = true;
       } catch (error) {
@@ -152,6 +164,7 @@ export class Slots {
         await syncDirectory(spec.claims).catch(() => {});
       }
     }
+    if (linked) await spec.afterLink?.();
     if (!linked && !(await spec.verify())) {
       throw corruptArtifact(`the ${spec.kind} slot vanished while it was being created`, {
         kind: spec.kind,
@@ -203,7 +216,8 @@ export class Slots {
   /** Takes the lowest free claim number in 1..maxClaims, or fails with capacity_reached. */
   async #claimLowestFree(spec: SlotSpec): Promise<string> {
     for (;;) {
-      const taken = new Set(await scanStoreDirectory(spec.claims, this.#config.maxScanEntries));
+      const bound = Math.max(this.#config.maxScanEntries, spec.maxClaims);
+      const taken = new Set(await scanStoreDirectory(spec.claims, bound));
       let number = 1;
       while (taken.has(String(number))) number += 1;
       if (number > spec.maxClaims) {

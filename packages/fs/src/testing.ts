@@ -16,6 +16,7 @@ type FsBounds = Omit<FsArtifactServiceOptions, "root">;
 /** Small enough for the kit to drive every ceiling, page and list limit to its edge. */
 const SMALL_FS_BOUNDS: Readonly<FsBounds> = Object.freeze({
   maxScanEntries: 12,
+  maxNamesPerScope: 6,
   maxArtifactBytes: 4096,
   maxPageLimit: 3,
   legacyListLimit: 4,

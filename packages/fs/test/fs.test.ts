@@ -37,6 +37,8 @@ describe("configuration", () => {
       { root, maxScanEntry: 10 },
       { root, maxScanEntries: 2 },
       { root, maxScanEntries: 3.5 },
+      { root, maxNamesPerScope: 0 },
+      { root, maxNamesPerScope: 1_000_001 },
       { root, maxArtifactBytes: 0 },
       { root, maxPageLimit: -1 },
       { root, legacyListLimit: "10" },
@@ -55,7 +57,11 @@ describe("configuration", () => {
   });
 
   it("reports durable, global capabilities with the lifetime ceilings", async () => {
-    const { service } = await fresh({ maxScanEntries: 100, maxArtifactBytes: 1000 });
+    const { service } = await fresh({
+      maxScanEntries: 100,
+      maxNamesPerScope: 50,
+      maxArtifactBytes: 1000,
+    });
     const capabilities = service.capabilities();
     expect(capabilities.durability).toBe("durable");
     expect(capabilities.quotas).toEqual({
@@ -69,7 +75,7 @@ describe("configuration", () => {
     });
     expect(fsCeilings(FS_DEFAULTS.maxScanEntries)).toEqual({
       maxScopes: 5000,
-      maxNamesPerScope: 5000,
+      maxNamesPerScope: 100_000,
       maxVersionsPerName: 3333,
     });
     expect(Object.isFrozen(capabilities)).toBe(true);
@@ -99,8 +105,8 @@ describe("configuration", () => {
 });
 
 describe("lifetime ceilings and tombstones", () => {
-  // maxScanEntries 12: 6 scopes, 6 names per scope, 4 versions per name.
-  const SMALL = { maxScanEntries: 12 };
+  // maxScanEntries 12: 6 scopes and 4 versions per name; and 6 names per scope.
+  const SMALL = { maxScanEntries: 12, maxNamesPerScope: 6 };
 
   it("versions: capacity_reached past the ceiling, still after delete and restart", async () => {
     const { service, root } = await fresh(SMALL);

@@ -1,4 +1,4 @@
-import { type Scope, scopeDigest } from "@artifact-kit/core";
+import { compareUtf8, type Scope, scopeDigest } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { FsArtifactService } from "../src/index.js";
 import { tempRoot } from "./helpers.js";
@@ -7,6 +7,7 @@ import { startChild, walk } from "./processes.js";
 const CHILDREN = 6;
 const PUTS = 25;
 const FRESH_SCOPES = 4;
+const NAMES_EACH = 40;
 
 interface Reported {
   kind: "fresh" | "own" | "shared";
@@ -102,6 +103,49 @@ describe("several OS processes on one root", () => {
     const ownDigest = scopeDigest({ kind: "app", app: "race-own" });
     expect(files(new RegExp(`^scopes/${ownDigest}/names/[0-9a-f]{64}\\.json$`))).toHaveLength(
       CHILDREN,
+    );
+  });
+
+  it(`${CHILDREN} processes create names in one scope at once, racing the name index's compactions`, async () => {
+    const temp = await tempRoot("names-race");
+    cleanup = temp.cleanup;
+    const children = Array.from({ length: CHILDREN }, (_, id) =>
+      startChild("names-race-child.mjs", [temp.root, String(id), String(NAMES_EACH)]),
+    );
+    await Promise.all(children.map((child) => child.waitFor("ready")));
+    for (const child of children) child.process.stdin?.write("go\n");
+    const created: string[] = [];
+    for (const { lines, code } of await Promise.all(children.map((child) => child.done))) {
+      expect(lines.filter((line) => line.startsWith("missing"))).toEqual([]);
+      expect(code).toBe(0);
+      created.push(
+        ...lines.filter((line) => line.startsWith("done ")).map((line) => line.slice(5)),
+      );
+    }
+    expect(created).toHaveLength(CHILDREN * NAMES_EACH);
+    const service = await FsArtifactService.open({ root: temp.root });
+    try {
+      const scope: Scope = { kind: "app", app: "names-race" };
+      const listed: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await service.listNames(
+          scope,
+          cursor === undefined ? { limit: 50 } : { limit: 50, cursor },
+        );
+        listed.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      expect(listed).toEqual([...created].sort(compareUtf8));
+    } finally {
+      await service.close();
+    }
+    const tree = await walk(temp.root);
+    const generations = tree.filter((entry) => /\/name-index\/\d+\.idx$/.test(entry.path));
+    expect(generations.length).toBeGreaterThan(0);
+    expect(generations.length).toBeLessThanOrEqual(3);
+    expect(tree.filter((entry) => entry.kind === "file" && /staging\//.test(entry.path))).toEqual(
+      [],
     );
   });
 });

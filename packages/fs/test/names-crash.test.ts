@@ -1,0 +1,107 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { compareUtf8, type Scope } from "@artifact-kit/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { FsArtifactService } from "../src/index.js";
+import { testOnlyNameOrder } from "../src/name-order.js";
+import { tempRoot } from "./helpers.js";
+import { startChild, walk } from "./processes.js";
+
+// A child process creates new names one after the other, with the ordered name index
+// compacted every 4 of them, and is killed with SIGKILL after a random delay; then a fresh
+// service must list every acknowledged name (and perhaps the one in flight), in order, page by
+// page, before and after repair, and the index must hold no more than a few generations.
+
+const TRIALS = 60;
+const LANES = 3;
+const MAX_KILL_DELAY_MS = 400;
+const SCOPE: Scope = { kind: "app", app: "names-crash" };
+
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  await Promise.all(cleanups.map((cleanup) => cleanup()));
+});
+
+async function listAll(service: FsArtifactService): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await service.listNames(
+      SCOPE,
+      cursor === undefined ? { limit: 13 } : { limit: 13, cursor },
+    );
+    names.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return names;
+}
+
+async function lane(index: number, trials: number): Promise<number> {
+  const temp = await tempRoot(`names-crash-${index}`);
+  cleanups.push(temp.cleanup);
+  const acknowledged = new Set<string>();
+  let created = 0;
+  for (let trial = 0; trial < trials; trial++) {
+    const child = startChild("names-crash-child.mjs", [temp.root, `${index}.${trial}`]);
+    await child.waitFor("ready");
+    await sleep(Math.random() * MAX_KILL_DELAY_MS);
+    child.process.kill("SIGKILL");
+    const { lines, signal } = await child.done;
+    expect(signal).toBe("SIGKILL");
+    let inFlight: string | undefined;
+    for (const line of lines) {
+      if (line.startsWith("begin ")) inFlight = line.slice(6);
+      if (line.startsWith("done ")) {
+        acknowledged.add(line.slice(5));
+        inFlight = undefined;
+        created += 1;
+      }
+    }
+    const service = await FsArtifactService.open({ root: temp.root });
+    try {
+      for (const pass of ["before repair", "after repair"]) {
+        const listed = await listAll(service);
+        expect(listed, pass).toEqual([...listed].sort(compareUtf8));
+        expect(new Set(listed).size).toBe(listed.length);
+        const extra = listed.filter((name) => !acknowledged.has(name));
+        expect(
+          extra.every((name) => name === inFlight),
+          `${pass}: ${extra}`,
+        ).toBe(true);
+        const missing = [...acknowledged].filter((name) => !listed.includes(name));
+        expect(missing, `${pass}, trial ${trial}`).toEqual([]);
+        // The put in flight, if it published, counts from now on.
+        for (const name of extra) acknowledged.add(name);
+        if (pass === "before repair") {
+          const report = await service.repair({ minAgeMs: 0 });
+          expect(report.complete).toBe(true);
+          expect(report.corrupt).toBe(0);
+        }
+      }
+      const tree = await walk(temp.root);
+      const generations = tree.filter((entry) => /\/name-index\/\d+\.idx$/.test(entry.path));
+      expect(generations.length).toBeGreaterThan(0);
+      expect(generations.length).toBeLessThanOrEqual(3);
+      expect(tree.filter((entry) => entry.kind === "file" && /staging\//.test(entry.path))).toEqual(
+        [],
+      );
+    } finally {
+      await service.close();
+    }
+  }
+  return created;
+}
+
+describe("crash consistency of the name index", () => {
+  it(`lists every acknowledged name after ${TRIALS} SIGKILLs during name creation and compaction`, {
+    timeout: 600_000,
+  }, async () => {
+    testOnlyNameOrder.compactAtLogEntries = 4;
+    const created = await Promise.all(
+      Array.from({ length: LANES }, (_, i) => lane(i, TRIALS / LANES)),
+    );
+    const total = created.reduce((sum, count) => sum + count, 0);
+    console.log(`names crash: ${TRIALS} kills, ${total} acknowledged new names`);
+    // The kills must land among puts of new names, not before the first one.
+    expect(total).toBeGreaterThan(TRIALS);
+  });
+});
