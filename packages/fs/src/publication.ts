@@ -7,9 +7,9 @@ import {
   type DataDigest,
   type Deadline,
   newVersionRecord,
-  type ParsedPut,
   type ParsedUpload,
 } from "@artifact-kit/core";
+import type { ParsedPublication } from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { FsConfig } from "./config.js";
 import { createDurably, removeQuietly, syncDirectory, syncHandle } from "./io.js";
@@ -23,7 +23,7 @@ export interface Staging {
   readonly scopeDirs: ScopePaths;
   readonly nameDirs: NamePaths;
   readonly dataStage: string;
-  readonly request: ParsedPut | ParsedUpload;
+  readonly request: ParsedPublication | ParsedUpload;
   readonly digest: DataDigest;
 }
 
