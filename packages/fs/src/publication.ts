@@ -2,12 +2,8 @@ import { randomUUID } from "node:crypto";
 import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { type ArtifactMeta, corruptArtifact, type Deadline } from "@artifact-kit/core";
-import {
-  type DataDigest,
-  newVersionRecord,
-  type ParsedPut,
-  type ParsedUpload,
-} from "@artifact-kit/core/adapter";
+import type { ParsedPublication } from "@artifact-kit/core/adapter";
+import { type DataDigest, newVersionRecord, type ParsedUpload } from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { FsConfig } from "./config.js";
 import { createDurably, removeQuietly, syncDirectory, syncHandle } from "./io.js";
@@ -21,7 +17,7 @@ export interface Staging {
   readonly scopeDirs: ScopePaths;
   readonly nameDirs: NamePaths;
   readonly dataStage: string;
-  readonly request: ParsedPut | ParsedUpload;
+  readonly request: ParsedPublication | ParsedUpload;
   readonly digest: DataDigest;
 }
 

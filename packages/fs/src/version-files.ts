@@ -6,6 +6,7 @@ import {
   type Scope,
   sha256Hex,
 } from "@artifact-kit/core";
+import type { StoredArtifact } from "@artifact-kit/core/adapter";
 import {
   blockCount,
   checkBlockDigests,
@@ -36,9 +37,6 @@ export const MAX_METADATA_FILE_BYTES = 65_536;
 
 /** Digests are stored in a version's reservation as concatenated lowercase hex. */
 const DIGEST_CHARS = 64;
-
-/** meta: the record only; head: the record and the data file's size; full: the bytes too. */
-export type ReadMode = "meta" | "head" | "full";
 
 /** Where one version of one artifact lives. */
 export interface VersionAddress {
@@ -82,26 +80,33 @@ export async function unpublish(dir: string, version: number): Promise<boolean> 
 }
 
 /**
- * Reads and checks one published version; undefined when it is not (or no longer)
- * published. Every mismatch is corrupt_artifact.
+ * A published version's record, checked against its data file's size; undefined when it is
+ * not (or no longer) published.
  */
-export async function readVersion(
-  at: VersionAddress,
-  mode: ReadMode,
-): Promise<ArtifactMeta | undefined> {
-  if (mode === "meta") return readMeta(at);
+export async function readHead(at: VersionAddress): Promise<ArtifactMeta | undefined> {
+  const opened = await openVersion(at, false);
+  if (!opened) return undefined;
+  releaseInBackground(opened.data.handle);
+  return opened.meta;
+}
+
+/**
+ * Reads and checks one published version's record and bytes; undefined when it is not (or
+ * no longer) published. Every mismatch is corrupt_artifact.
+ */
+export async function readContent(at: VersionAddress): Promise<StoredArtifact | undefined> {
   const opened = await openVersion(at, false);
   if (!opened) return undefined;
   const { meta, data } = opened;
   try {
-    if (mode === "head") return meta;
     const bytes = await readExactly(data.handle, data.size);
     if (!bytes) throw corruptArtifact("the data file shrank while it was read", detailOf(at));
     if (sha256Hex(bytes) !== meta.sha256) {
       throw corruptArtifact("the data does not match its SHA-256", detailOf(at));
     }
+    // Read fresh for this call: the caller may keep it without a copy.
     const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return Object.freeze({ ...meta, data: view });
+    return { meta, data: view, shared: false };
   } finally {
     releaseInBackground(data.handle);
   }

@@ -1,0 +1,252 @@
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { type ArtifactMeta, type NamePage, notFound, type VersionPage } from "@artifact-kit/core";
+import {
+  type AdapterHooks,
+  type DataDigest,
+  type ParsedDelete,
+  type ParsedGet,
+  type ParsedListNames,
+  type ParsedListVersions,
+  type ParsedPublication,
+  type ParsedRequest,
+  type ParsedUpload,
+  type StoredArtifact,
+  type StoredDownload,
+  scopeDigest,
+  type UploadTarget,
+} from "@artifact-kit/core/adapter";
+import { VersionAllocator } from "./allocator.js";
+import { type FsConfig, namesDirEntries } from "./config.js";
+import { DirectoryCache } from "./dir-cache.js";
+import {
+  createDurably,
+  createExclusive,
+  readFileRange,
+  removeIfPossible,
+  removeIfPresent,
+  removeQuietly,
+  syncDirectory,
+} from "./io.js";
+import { KeyBindings } from "./keys.js";
+import { namePaths, type RootPaths, rootPaths, scopePaths, versionFile } from "./layout.js";
+import {
+  type LiveListing,
+  liveNamePage,
+  liveVersionPage,
+  liveVersionsOfScope,
+} from "./live-listing.js";
+import { NameOrder } from "./name-order.js";
+import { type Publisher, publish } from "./publication.js";
+import { type RepairReport, repairTree } from "./repair.js";
+import { Slots } from "./slots.js";
+import { StagingFile } from "./staging-file.js";
+import {
+  liveVersions,
+  openVersion,
+  readContent,
+  readHead,
+  unpublish,
+  type VersionAddress,
+} from "./version-files.js";
+
+/**
+ * The fs adapter's backend: one directory tree, shared with other processes, which race only
+ * on exclusive file creation. The template has parsed, bounded, copied and digested what
+ * reaches these hooks; see the package README for the protocol and guarantees.
+ */
+export class FsStore implements AdapterHooks {
+  readonly #config: FsConfig;
+  readonly #dirs: RootPaths;
+  readonly #slots: Slots;
+  readonly #allocator: VersionAllocator;
+  readonly #publisher: Publisher;
+  readonly #names: NameOrder;
+  readonly #versionLists = new DirectoryCache<readonly number[]>();
+  readonly #listing: LiveListing;
+
+  constructor(config: FsConfig) {
+    this.#config = config;
+    this.#dirs = rootPaths(config.root);
+    this.#names = new NameOrder(config);
+    this.#slots = new Slots(config, this.#dirs, this.#names);
+    this.#allocator = new VersionAllocator(config);
+    this.#publisher = { config, allocator: this.#allocator, keys: new KeyBindings(config) };
+    this.#listing = {
+      scopeDirs: (scope) => scopePaths(this.#dirs, scopeDigest(scope)),
+      names: this.#names,
+      liveVersions: (dir) => this.#liveVersions(dir),
+    };
+  }
+
+  get config(): FsConfig {
+    return this.#config;
+  }
+
+  /** Lays out the root on first use. */
+  layOut(): Promise<void> {
+    return this.#slots.layOut();
+  }
+
+  async publish(
+    request: ParsedPublication,
+    bytes: Uint8Array,
+    digest: DataDigest,
+  ): Promise<ArtifactMeta> {
+    const scopeDirs = await this.#slots.ensureScope(request.scope);
+    const nameDirs = await this.#slots.ensureName(scopeDirs, request.name);
+    const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
+    return publish(
+      this.#publisher,
+      { scopeDirs, nameDirs, dataStage, request, digest },
+      createDurably(dataStage, bytes, this.#config.fileMode),
+    );
+  }
+
+  /**
+   * Streams into a staging file while the sink hashes, then publishes it with the put
+   * protocol: the same reservation, fsyncs and renames. Nothing is visible before `finish()`.
+   */
+  async beginUpload(request: ParsedUpload): Promise<UploadTarget> {
+    const scopeDirs = await this.#slots.ensureScope(request.scope);
+    const nameDirs = await this.#slots.ensureName(scopeDirs, request.name);
+    const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
+    const file = new StagingFile(await createExclusive(dataStage, this.#config.fileMode));
+    return {
+      // The chunk is written straight from the caller's buffer while the sink hashes it.
+      write: (chunk) => file.write(chunk),
+      publish: (digest, deadline) =>
+        publish(
+          this.#publisher,
+          { scopeDirs, nameDirs, dataStage, request, digest },
+          file.syncAndClose(),
+          deadline,
+        ),
+      discard: async () => {
+        await file.close().catch(() => undefined);
+        await removeQuietly(dataStage);
+      },
+    };
+  }
+
+  read(request: ParsedGet): Promise<StoredArtifact> {
+    return this.#resolve(request, readContent);
+  }
+
+  /** Checks the metadata and the data file's size; the bytes are hashed only by a get. */
+  readMeta(request: ParsedGet): Promise<ArtifactMeta> {
+    return this.#resolve(request, readHead);
+  }
+
+  /**
+   * Serves a version from its data file, one verified block at a time; the block digests
+   * are read from the version's reservation.
+   */
+  async download(request: ParsedGet): Promise<StoredDownload> {
+    const opened = await this.#resolve(request, (at) => openVersion(at, true));
+    const { handle } = opened.data;
+    return {
+      meta: opened.meta,
+      blocks: opened.blocks ?? [],
+      read: (start, end) => readFileRange(handle, start, end),
+      close: () => handle.close(),
+    };
+  }
+
+  async remove(request: ParsedDelete): Promise<void> {
+    const dir = this.#nameDir(request);
+    let removed = 0;
+    if (request.selector === "all") {
+      const versions = await this.#liveVersions(dir);
+      request.deadline.check();
+      // Unpublish everything first, then drop the payloads: a crash in between leaves
+      // only unpublished payloads, which repair removes.
+      for (const version of versions) {
+        if (await removeIfPresent(versionFile(dir, version, "m"))) removed += 1;
+      }
+      // Durably unpublished before any payload goes: see unpublish().
+      if (removed > 0) await syncDirectory(dir);
+      for (const version of versions) await removeIfPossible(versionFile(dir, version, "d"));
+      // Again, after the data: see unpublish().
+      for (const version of versions) await removeIfPresent(versionFile(dir, version, "m"));
+    } else if (request.selector === "latest") {
+      // Another process may delete the latest version first: then take the next one.
+      for (;;) {
+        const latest = (await this.#liveVersions(dir)).at(-1);
+        if (latest === undefined) break;
+        request.deadline.check();
+        if (await unpublish(dir, latest)) {
+          removed = 1;
+          break;
+        }
+      }
+    } else {
+      request.deadline.check();
+      if (await unpublish(dir, request.selector)) removed = 1;
+    }
+    if (removed === 0) throw notFound(`artifact "${request.name}" (${request.selector})`);
+    await syncDirectory(dir);
+  }
+
+  names(request: ParsedListNames): Promise<NamePage> {
+    return liveNamePage(this.#listing, request);
+  }
+
+  versions(request: ParsedListVersions): Promise<VersionPage> {
+    return liveVersionPage(this.#listing, request, this.#nameDir(request));
+  }
+
+  legacyList(request: ParsedRequest): Promise<ArtifactMeta[]> {
+    return liveVersionsOfScope(this.#listing, request, this.#config.legacyListLimit);
+  }
+
+  /** See FsArtifactService.repair: the options are already validated. */
+  repair(limit: number, minAgeMs: number): Promise<RepairReport> {
+    return repairTree(this.#dirs, {
+      maxScanEntries: this.#config.maxScanEntries,
+      maxNamesDirEntries: namesDirEntries(this.#config),
+      limit,
+      minAgeMs,
+      rebuildNames: (scopeDirs) => this.#names.rebuild(scopeDirs),
+    });
+  }
+
+  async closeBackend(): Promise<void> {
+    this.#slots.clear();
+    this.#allocator.clear();
+    this.#names.clear();
+    this.#versionLists.clear();
+  }
+
+  #nameDir(request: ParsedRequest & { readonly name: string }): string {
+    return namePaths(this.#listing.scopeDirs(request.scope), request.name).dir;
+  }
+
+  /** Published versions of a name, ascending; reread only when its directory changed. */
+  #liveVersions(dir: string): Promise<readonly number[]> {
+    return this.#versionLists.read(dir, async () =>
+      Object.freeze(await liveVersions(dir, this.#config.maxScanEntries)),
+    );
+  }
+
+  /** Reads the requested version, or for "latest" the highest one still published. */
+  async #resolve<T>(
+    request: ParsedGet,
+    read: (at: VersionAddress) => Promise<T | undefined>,
+  ): Promise<T> {
+    const { scope, name } = request;
+    const dir = this.#nameDir(request);
+    const candidates =
+      request.version === "latest"
+        ? [...(await this.#liveVersions(dir))].reverse()
+        : [request.version];
+    // A candidate deleted by another process since the listing is skipped; a corrupt one
+    // fails the call, never falls back to an older version.
+    for (const version of candidates) {
+      request.deadline.check();
+      const found = await read({ scope, name, dir, version });
+      if (found) return found;
+    }
+    throw notFound(`artifact "${request.name}" version ${request.version}`);
+  }
+}
