@@ -5,12 +5,14 @@ import {
   type Scope,
   type VersionPage,
 } from "@artifact-kit/core";
-import type {
-  ParsedListNames,
-  ParsedListVersions,
-  ParsedRequest,
+import {
+  compareNumbers,
+  indexAfter,
+  namePageStart,
+  type ParsedListNames,
+  type ParsedListVersions,
+  type ParsedRequest,
 } from "@artifact-kit/core/adapter";
-import { compareNumbers, indexAfter, namePageStart } from "@artifact-kit/core/adapter";
 import { namePaths, type ScopePaths } from "./layout.js";
 import type { NameOrder } from "./name-order.js";
 import { readMeta } from "./version-files.js";

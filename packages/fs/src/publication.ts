@@ -2,8 +2,12 @@ import { randomUUID } from "node:crypto";
 import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { type ArtifactMeta, corruptArtifact, type Deadline } from "@artifact-kit/core";
-import type { ParsedPublication } from "@artifact-kit/core/adapter";
-import { type DataDigest, newVersionRecord, type ParsedUpload } from "@artifact-kit/core/adapter";
+import {
+  type DataDigest,
+  newVersionRecord,
+  type ParsedPublication,
+  type ParsedUpload,
+} from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { FsConfig } from "./config.js";
 import { createDurably, removeQuietly, syncDirectory, syncHandle } from "./io.js";

@@ -6,12 +6,12 @@ import {
   type Scope,
   sha256Hex,
 } from "@artifact-kit/core";
-import type { StoredArtifact } from "@artifact-kit/core/adapter";
 import {
   blockCount,
   checkBlockDigests,
   compareNumbers,
   type DataDigest,
+  type StoredArtifact,
 } from "@artifact-kit/core/adapter";
 import {
   pathExists,

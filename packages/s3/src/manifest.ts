@@ -1,9 +1,9 @@
 import { corruptArtifact, sha256Hex } from "@artifact-kit/core";
-import type { StoredArtifact } from "@artifact-kit/core/adapter";
 import {
   type ManifestExpectation,
   metaOfManifest,
   parseStoredManifest,
+  type StoredArtifact,
   type StoredManifest,
   storedManifestJson,
 } from "@artifact-kit/core/adapter";

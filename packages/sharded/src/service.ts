@@ -21,7 +21,6 @@ import {
   type UploadSink,
   type VersionPage,
 } from "@artifact-kit/core";
-import type { ServicePort } from "@artifact-kit/core/adapter";
 import {
   type ParsedRequest,
   parseDelete,
@@ -32,6 +31,7 @@ import {
   parsePut,
   parseScopeRequest,
   parseUpload,
+  type ServicePort,
 } from "@artifact-kit/core/adapter";
 import { HeldDownload } from "./held-download.js";
 import { OpenTransfers } from "./held-transfer.js";
