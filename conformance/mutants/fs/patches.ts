@@ -21,20 +21,11 @@ export interface FsMutantSpec {
 
 export const FS_MUTANTS: readonly FsMutantSpec[] = [
   {
-    slug: "digest-first-block",
-    bug: "digests only the first block of a put (sha256 wrong above 1 MiB)",
-    patches: [
-      {
-        find: "const digest = await digestDataInTurns(bytes);",
-        replace: "const digest = await digestDataInTurns(bytes.subarray(0, 1024 * 1024));",
-      },
-    ],
-  },
-  {
     slug: "delete-all-resets-high-water",
     bug: 'delete("all") removes the reservations and forgets the high-water: versions are reused',
     patches: [
       {
+        file: "store.ts",
         find: 'for (const version of versions) await removeIfPossible(versionFile(dir, version, "d"));',
         replace:
           'for (const version of versions) {\n          await removeIfPossible(versionFile(dir, version, "d"));\n          await removeIfPresent(versionFile(dir, version, "r"));\n        }\n        this.#allocator.clear();',
@@ -46,6 +37,7 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     bug: 'delete("latest") removes the oldest live version',
     patches: [
       {
+        file: "store.ts",
         find: "const latest = (await this.#liveVersions(dir)).at(-1);",
         replace: "const latest = (await this.#liveVersions(dir)).at(0);",
       },
@@ -78,6 +70,7 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     bug: "a version cursor deleted between pages restarts the listing",
     patches: [
       {
+        file: "live-listing.ts",
         find: ": indexAfter(versions, request.cursor, (item) => item, compareNumbers);",
         replace: ": versions.indexOf(request.cursor) + 1;",
       },
@@ -95,13 +88,13 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     ],
   },
   {
-    slug: "uncopied-put-buffer",
-    bug: "writes the caller's buffer without copying it: changes in flight are stored",
+    slug: "reads-drop-idempotency-key",
+    bug: "reads of a keyed version leave out its idempotencyKey",
     patches: [
       {
-        find: "const bytes = Buffer.from(request.data);",
-        replace:
-          "const bytes = Buffer.from(request.data.buffer, request.data.byteOffset, request.data.byteLength);",
+        file: "version-files.ts",
+        find: "...(meta.idempotencyKey === undefined ? {} : { idempotencyKey: meta.idempotencyKey }),",
+        replace: "",
       },
     ],
   },
@@ -109,7 +102,12 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     slug: "joined-scope-ids",
     bug: 'keys scopes by their ids joined with "/" and only checks that a slot holds some scope',
     patches: [
-      { find: "scopeDigest(", replace: "joinedScopeDigest(", all: true },
+      { file: "store.ts", find: "scopeDigest(", replace: "joinedScopeDigest(", all: true },
+      {
+        file: "store.ts",
+        find: "type NamePage, notFound,",
+        replace: "type NamePage, notFound, type Scope,",
+      },
       {
         file: "slots.ts",
         find: "const digest = scopeDigest(scope);",
@@ -122,23 +120,10 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
         replace: "if (validateScope(slot.scope)) return true;",
       },
       {
-        find: "export class FsArtifactService",
+        file: "store.ts",
+        find: "export class FsStore",
         replace:
-          'function joinedScopeDigest(scope: Scope): string {\n  return scopeDigest({ kind: "app", app: Object.values(scope).slice(1).join("/") } as Scope);\n}\n\nexport class FsArtifactService',
-      },
-    ],
-  },
-  {
-    slug: "upload-after-close",
-    bug: "openUpload and openDownload still work after close()",
-    patches: [
-      {
-        find: "    this.#ensureOpen();\n    const request = parseUpload(",
-        replace: "    const request = parseUpload(",
-      },
-      {
-        find: "    this.#ensureOpen();\n    const request = parseDownload(",
-        replace: "    const request = parseDownload(",
+          'function joinedScopeDigest(scope: Scope): string {\n  return scopeDigest({ kind: "app", app: Object.values(scope).slice(1).join("/") } as Scope);\n}\n\nexport class FsStore',
       },
     ],
   },
