@@ -1,24 +1,29 @@
 import { GcsArtifactService } from "@artifact-kit/gcs";
 import { Storage } from "@google-cloud/storage";
 import { emptyBucket, refuseEmulatorHostVariable } from "../gcs/bucket.js";
-import { growthSuite, latestAtScaleRows } from "./growth.js";
-
-const FEW = 2;
-const MANY = 2_500;
+import { objectStoreScaleSuite } from "./object-store.js";
 
 /** Issue 17: gcs get and head of latest with 2 and with 2,500 versions, on fake-gcs-server. */
 export function gcsScaleSuite(endpoint: string) {
   refuseEmulatorHostVariable();
-  const storage = new Storage({ apiEndpoint: endpoint, projectId: "artifact-kit-bench" });
   let buckets = 0;
-  return growthSuite({
+  return objectStoreScaleSuite({
     title: "gcs at scale (fake-gcs-server)",
-    sizes: { small: `${FEW} versions`, large: `${MANY} versions` },
-    open: async () => {
+    endpoint,
+    few: 2,
+    many: 2_500,
+    open: async (proxied) => {
+      const storage = new Storage({ apiEndpoint: proxied, projectId: "artifact-kit-bench" });
       const bucket = storage.bucket(`scale-${process.pid}-${buckets++}`);
       await emptyBucket(bucket);
-      return new GcsArtifactService({ bucket });
+      return {
+        service: new GcsArtifactService({ bucket }),
+        raw: {
+          allNames: async () => (await bucket.getFiles())[0].map((file) => file.name),
+          listOne: (prefix) => bucket.getFiles({ prefix, maxResults: 1, autoPaginate: false }),
+          download: (name) => bucket.file(name).download(),
+        },
+      };
     },
-    rows: latestAtScaleRows(FEW, MANY),
   });
 }

@@ -3,22 +3,33 @@ import { BENCH_SCOPE } from "../kit-store.js";
 import type { Workload } from "../measure.js";
 import type { Row, Suite } from "../suite.js";
 
-/** The operation a growth row times, on a service already filled to one store size. */
-type Probe = (service: ArtifactService, round: number) => Promise<unknown>;
+/** What a growth row works on: a service, or a service with what its floor needs beside it. */
+interface Subject {
+  close(): Promise<void>;
+}
 
-/** How to fill a fresh service to one store size (untimed). */
-type Fill = (service: ArtifactService) => Promise<void>;
+/** The operation a growth row times, on a subject already filled to one store size. */
+type Probe<S> = (subject: S, round: number) => Promise<unknown>;
 
-interface GrowthRow {
+/** How to fill a fresh subject to one store size (untimed). */
+type Fill<S> = (subject: S) => Promise<void>;
+
+export interface GrowthRow<S extends Subject = ArtifactService> {
   readonly label: string;
-  /** The same operation at the small and the large store size. */
-  readonly small: Fill;
-  readonly large: Fill;
-  readonly probe: Probe;
+  /**
+   * The same operation at the small and the large store size. Rows whose fills are the same
+   * function share one filled subject per size (their probes must then only read).
+   */
+  readonly small: Fill<S>;
+  readonly large: Fill<S>;
+  readonly probe: Probe<S>;
   /** The probe of the small store, when it cannot be the same call (default: `probe`). */
-  readonly probeSmall?: Probe;
-  /** The issue's target: large-store time at most this many times the small-store time. */
-  readonly bound: number;
+  readonly probeSmall?: Probe<S>;
+  /**
+   * The issue's target: large-store time at most this many times the small-store time. A row
+   * without one is a floor: what the backend itself charges at each size, for comparison.
+   */
+  readonly bound?: number;
   readonly batch?: number;
 }
 
@@ -27,36 +38,57 @@ interface GrowthRow {
  * run, and prints the growth ratio (large time over small time) with PASS / MISS against the
  * bound: per-operation cost must not grow with the number of names or versions stored.
  */
-export function growthSuite(options: {
+export function growthSuite<S extends Subject = ArtifactService>(options: {
   title: string;
   sizes: { small: string; large: string };
-  open: () => Promise<ArtifactService>;
-  rows: readonly GrowthRow[];
+  open: () => Promise<S>;
+  rows: readonly GrowthRow<S>[];
+  /** Wraps each cell's workload, e.g. to count the requests it makes. */
+  count?: (row: string, column: string, workload: Workload) => Workload;
+  /** Untimed, after the last pass: what the suite counted beside the latencies. */
+  appendix?: () => string;
   close?: () => Promise<void>;
 }): Suite {
-  const opened: ArtifactService[] = [];
-  const workload = (fill: Fill, probe: Probe): Workload => {
-    let service: ArtifactService | undefined;
+  const filled = new Map<Fill<S>, Promise<S>>();
+  const subjectFilledBy = (fill: Fill<S>): Promise<S> => {
+    let subject = filled.get(fill);
+    if (!subject) {
+      subject = options.open().then(async (opened) => {
+        await fill(opened);
+        return opened;
+      });
+      filled.set(fill, subject);
+    }
+    return subject;
+  };
+  const workload = (fill: Fill<S>, probe: Probe<S>): Workload => {
+    let subject: S | undefined;
     let round = 0;
     return {
       prepare: async () => {
-        if (service) return;
-        service = await options.open();
-        opened.push(service);
-        await fill(service);
+        subject ??= await subjectFilledBy(fill);
       },
-      run: () => probe(service as ArtifactService, round++),
+      run: () => probe(subject as S, round++),
     };
   };
-  const rows: Row[] = options.rows.map((row) => ({
-    label: row.label,
-    batch: row.batch ?? 1,
-    workloads: {
+  const rows: Row[] = options.rows.map((row) => {
+    const cells = {
       small: workload(row.small, row.probeSmall ?? row.probe),
       large: workload(row.large, row.probe),
-    },
-    target: { comparison: "growth", bound: row.bound, holds: "atMost" },
-  }));
+    };
+    const count = options.count ?? ((_row, _column, cell) => cell);
+    return {
+      label: row.label,
+      batch: row.batch ?? 1,
+      workloads: {
+        small: count(row.label, "small", cells.small),
+        large: count(row.label, "large", cells.large),
+      },
+      ...(row.bound === undefined
+        ? {}
+        : { target: { comparison: "growth", bound: row.bound, holds: "atMost" as const } }),
+    };
+  });
   return {
     title: options.title,
     // Issue 17 asks for medians of at least 5 rounds.
@@ -75,8 +107,10 @@ export function growthSuite(options: {
       },
     ],
     rows,
+    ...(options.appendix ? { appendix: options.appendix } : {}),
     close: async () => {
-      await Promise.all(opened.map((service) => service.close()));
+      const subjects = await Promise.all(filled.values());
+      await Promise.all(subjects.map((subject) => subject.close()));
       await options.close?.();
     },
   };
@@ -107,22 +141,4 @@ export async function fillVersions(
     );
     await Promise.all(batch);
   }
-}
-
-/**
- * The object stores' rows (gcs, s3): get and head of latest with `few` and with `many`
- * versions of one name, filled 16 puts at a time so that the emulator keeps up.
- */
-export function latestAtScaleRows(few: number, many: number): GrowthRow[] {
-  const row = (label: string, probe: Probe): GrowthRow => ({
-    label,
-    small: (service) => fillVersions(service, "doc", few, 16),
-    large: (service) => fillVersions(service, "doc", many, 16),
-    probe,
-    bound: 1.5,
-  });
-  return [
-    row("get latest", (service) => service.get(BENCH_SCOPE, "doc")),
-    row("head latest", (service) => service.head(BENCH_SCOPE, "doc")),
-  ];
 }

@@ -1,0 +1,111 @@
+import type { ArtifactService } from "@artifact-kit/core";
+import { CountingProxy } from "../gcs/counting-proxy.js";
+import { RequestTally } from "../gcs/request-tally.js";
+import { BENCH_SCOPE } from "../kit-store.js";
+import { fillVersions, type GrowthRow, growthSuite } from "./growth.js";
+
+/** The raw calls the floor rows make, over each adapter's own client. */
+export interface RawBucket {
+  /** Every object name in the bucket (untimed: finds what the floor reads). */
+  allNames(): Promise<string[]>;
+  /** One listing request that returns just the objects under `prefix`, at most one. */
+  listOne(prefix: string): Promise<unknown>;
+  /** One GET of a whole object. */
+  download(name: string): Promise<unknown>;
+}
+
+/** A filled store: the adapter over a bucket, and the same bucket seen raw. */
+interface BucketSubject {
+  readonly service: ArtifactService;
+  readonly raw: RawBucket;
+  /** The name of the newest published version object, once looked up. */
+  newest?: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Published objects are `.../n/<name key>/<version, zero-padded>`: the greatest is the newest. */
+async function newestPublished(subject: BucketSubject): Promise<string> {
+  subject.newest ??= (await subject.raw.allNames())
+    .filter((name) => /\/n\/[^/]+\/[0-9]{16}$/.test(name))
+    .sort()
+    .at(-1);
+  if (subject.newest === undefined) throw new Error("the filled bucket holds no published version");
+  return subject.newest;
+}
+
+/**
+ * Issue 17 for the object stores: get and head of latest with `few` and with `many` versions
+ * of one name, beside two floors measured in the same run on the same buckets: the cheapest
+ * listing (one request returning one object) and a raw GET of the newest object. The adapter
+ * must stay at a constant number of requests; the emulators' listings cost what they cost, and
+ * the floor rows show how much of the growth is theirs. Requests per operation are counted
+ * through a proxy and printed after the table.
+ */
+export async function objectStoreScaleSuite(options: {
+  title: string;
+  endpoint: string;
+  few: number;
+  many: number;
+  /** A fresh, empty bucket: the adapter over it, and the raw calls, both through `endpoint`. */
+  open: (endpoint: string) => Promise<{
+    service: ArtifactService;
+    raw: RawBucket;
+    close?: () => Promise<void>;
+  }>;
+}) {
+  const proxy = await CountingProxy.start(options.endpoint);
+  const tally = new RequestTally(proxy);
+  const fill =
+    (count: number) =>
+    (subject: BucketSubject): Promise<void> =>
+      fillVersions(subject.service, "doc", count, 16);
+  const small = fill(options.few);
+  const large = fill(options.many);
+  const row = (
+    label: string,
+    probe: (subject: BucketSubject) => Promise<unknown>,
+    bound?: number,
+  ): GrowthRow<BucketSubject> => ({
+    label,
+    small,
+    large,
+    probe,
+    ...(bound === undefined ? {} : { bound }),
+  });
+  const rows = [
+    row("get latest", (subject) => subject.service.get(BENCH_SCOPE, "doc"), 1.5),
+    row("head latest", (subject) => subject.service.head(BENCH_SCOPE, "doc"), 1.5),
+    row("floor: one listing that returns one object", async (subject) =>
+      subject.raw.listOne(await newestPublished(subject)),
+    ),
+    row("floor: raw GET of the newest object", async (subject) =>
+      subject.raw.download(await newestPublished(subject)),
+    ),
+  ];
+  return growthSuite<BucketSubject>({
+    title: options.title,
+    sizes: { small: `${options.few} versions`, large: `${options.many} versions` },
+    open: async () => {
+      const opened = await options.open(proxy.endpoint);
+      return {
+        service: opened.service,
+        raw: opened.raw,
+        close: async () => {
+          await opened.service.close();
+          await opened.close?.();
+        },
+      };
+    },
+    rows,
+    count: (label, column, workload) => tally.counted(label, column, workload),
+    appendix: () =>
+      tally.table(
+        rows.map((counted) => counted.label),
+        [
+          { id: "small", label: `${options.few} versions` },
+          { id: "large", label: `${options.many} versions` },
+        ],
+      ),
+    close: () => proxy.close(),
+  });
+}
