@@ -12,13 +12,17 @@ interface RunFiles {
 }
 
 /**
- * The floor: a plain nested Map (run -> path -> entry), with no validation, no bounds and no
- * snapshots. Text content needs no copy on either side, so the store pays for nothing else.
+ * The floor: a plain nested Map (run -> path -> entry), with no bounds and no snapshots, and
+ * of the validation only what any correct store must do to text: refuse a lone UTF-16
+ * surrogate, which has no UTF-8 form to store (one `isWellFormed` walk, what hand-written
+ * code would use). Text content needs no copy on either side, so the store pays for nothing
+ * else.
  */
 class NestedMapFloor implements RunFiles {
   readonly #runs = new Map<string, Map<string, { stepId: string; content: RunContent }>>();
 
   async register(runId: string, stepId: string, path: string, content: RunContent) {
+    if (typeof content === "string" && !content.isWellFormed()) throw new Error("lone surrogate");
     let files = this.#runs.get(runId);
     if (!files) {
       files = new Map();
