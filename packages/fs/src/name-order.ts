@@ -203,8 +203,11 @@ export class NameOrder {
 
   async #rebuildNow(scopeDirs: ScopePaths): Promise<void> {
     if (!(await pathExists(scopeDirs.names))) return;
-    await mkdir(scopeDirs.nameIndex, { mode: this.#dirMode, recursive: true });
-    await mkdir(scopeDirs.nameLog, { mode: this.#dirMode, recursive: true });
+    // A scope whose creation a power cut left short may lack any of these (its slot is not
+    // linked yet, so nothing in it was published); the rebuild writes through staging/.
+    for (const dir of [scopeDirs.staging, scopeDirs.nameIndex, scopeDirs.nameLog]) {
+      await mkdir(dir, { mode: this.#dirMode, recursive: true });
+    }
     // The log is read before the slots: an entry removed below is one whose slot was seen.
     const logged = await scanStoreDirectory(scopeDirs.nameLog, this.#maxLogEntries);
     const names = await this.#slotScan.knownNames(scopeDirs);

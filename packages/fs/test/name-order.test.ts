@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { compareUtf8, type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -156,6 +156,18 @@ describe("ordered name index", () => {
       expect(bytes.subarray(0, 5).toString()).toBe("akni1");
       expect(await listAll(service, { limit: 64 })).toEqual(sorted(names));
     }
+  });
+
+  it("lists, repairs and writes a scope whose creation a power cut left without its staging directory", async () => {
+    const { open, scopeDir } = await store();
+    const service = await open();
+    // A power cut may keep some of the scope's unsynced mkdirs and not others, and no slot.
+    await mkdir(join(scopeDir, "names"), { recursive: true });
+    expect(await listAll(service, { limit: 10 })).toEqual([]);
+    expect((await service.listVersions(SCOPE, "a")).items).toEqual([]);
+    expect((await service.repair({ minAgeMs: 0 })).complete).toBe(true);
+    await service.put(SCOPE, "a", one);
+    expect(await listAll(await open(), { limit: 10 })).toEqual(["a"]);
   });
 
   it("keeps a log entry whose slot is not linked yet (a creation in flight) out of the index", async () => {
