@@ -12,7 +12,11 @@ import {
   StaleLatest,
   Utf16Order,
 } from "./broken.js";
-import { ForgetsKeysOfEmptiedNames, ListingsDropIdempotencyKey } from "./keys.js";
+import {
+  ForgetsKeysOfEmptiedNames,
+  JudgesPayloadBeforeDeletion,
+  ListingsDropIdempotencyKey,
+} from "./keys.js";
 import {
   CopiesBufferLate,
   CreatedAtOnRead,
@@ -106,6 +110,10 @@ export const MUTANTS: readonly Mutant[] = [
     name: "forgets the idempotency keys of a name a delete emptied",
     make: (o) => new ForgetsKeysOfEmptiedNames(memory(o)),
     onlyTheModelCatches: true,
+  },
+  {
+    name: "judges a retry's payload before its bound version's deletion",
+    make: (o) => new JudgesPayloadBeforeDeletion(memory(o)),
   },
   {
     name: "leaves idempotencyKey out of listings",

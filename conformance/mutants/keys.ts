@@ -1,12 +1,16 @@
+import { isDeepStrictEqual } from "node:util";
 import {
   type ArtifactMeta,
   allVersions,
+  DEFAULT_MIME_TYPE,
   type DeleteSelector,
   type GetOptions,
+  invalidArgument,
   type ListVersionsOptions,
   type PutOptions,
   type RequestOptions,
   type Scope,
+  sha256Hex,
 } from "@artifact-kit/core";
 import { ForwardingService, slotKey } from "./forwarding.js";
 
@@ -78,5 +82,31 @@ export class ListingsDropIdempotencyKey extends ForwardingService {
   }
   override async list(scope: Scope, options?: RequestOptions) {
     return (await this.inner.list(scope, options)).map(withoutKey);
+  }
+}
+
+/**
+ * Judges a retry's payload against the key's first put before it looks for the bound version,
+ * as a store that compares with its key binding first: a different payload under a key whose
+ * version was deleted is invalid_argument instead of not_found.
+ */
+export class JudgesPayloadBeforeDeletion extends ForwardingService {
+  /** slot + key -> the record the key's first put published. */
+  readonly #bound = new Map<string, ArtifactMeta>();
+
+  override async put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions) {
+    const key = options?.idempotencyKey;
+    if (key === undefined) return this.inner.put(scope, name, data, options);
+    const binding = JSON.stringify([slotKey(scope, name), key]);
+    const bound = this.#bound.get(binding);
+    const same =
+      bound === undefined ||
+      (bound.sha256 === sha256Hex(data) &&
+        bound.mimeType === (options?.mimeType ?? DEFAULT_MIME_TYPE) &&
+        isDeepStrictEqual(bound.metadata, options?.metadata ?? {}));
+    if (!same) throw invalidArgument("idempotencyKey", "already used with a different payload");
+    const meta = await this.inner.put(scope, name, data, options);
+    if (!bound) this.#bound.set(binding, meta);
+    return meta;
   }
 }

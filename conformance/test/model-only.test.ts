@@ -10,9 +10,10 @@ import { MATRIX_RUNS } from "./adapters.js";
 
 // The issue's two mutants passed every model-based run before: a SHA-256 wrong only above
 // 20 bytes, and delete("all") resetting the version high-water. Here only the model check
-// runs, and it must reject both, and the idempotency-key mutants no fixed law catches, at
-// every seed tried: its report must name the law, the shrunk counterexample with every
-// argument, the reason, and a replay line that reproduces the same counterexample and reason.
+// runs, and it must reject both, and the idempotency-key mutants (most of which no fixed law
+// catches), at every seed tried: its report must name the law, the shrunk counterexample with
+// every argument, the reason, and a replay line that reproduces the same counterexample and
+// reason.
 
 const MODEL = "model: ";
 
@@ -66,6 +67,7 @@ describe("the model-based check alone rejects the issue's mutants, and every rep
     ['delete("all") resets the version high-water', /version: expected (above the high-water|\d)/],
     ["forgets the idempotency keys of a name a delete emptied", /was deleted/],
     ["leaves idempotencyKey out of listings", /idempotencyKey|fields/],
+    ["judges a retry's payload before its bound version's deletion", /judged before the payload/],
   ] as const) {
     it(`rejects the mutant that ${name} at ${SEEDS.length} seeds; each replay line reproduces it`, async () => {
       for (const seed of SEEDS) {

@@ -14,9 +14,10 @@ export interface IdempotentPayload {
 }
 
 /**
- * The answer to a put whose key is already bound to the version `bound`: `bound` itself (its
- * record, or what the adapter keeps of it) when the payload is the same, else
- * invalid_argument. Writes nothing either way.
+ * The answer to a put whose key is already bound to the live version `bound`: `bound` itself
+ * (its record, or what the adapter keeps of it) when the payload is the same, else
+ * invalid_argument. Writes nothing either way. Call it only once the version is known not to
+ * be deleted: a deleted one is idempotentVersionDeleted whatever the payload.
  */
 export function replayIdempotentPut<Bound extends IdempotentPayload & { readonly version: number }>(
   bound: Bound,
@@ -36,7 +37,10 @@ export function replayIdempotentPut<Bound extends IdempotentPayload & { readonly
   return bound;
 }
 
-/** The answer to a put whose key is bound to a version that has since been deleted. */
+/**
+ * The answer to a put whose key is bound to a version that has since been deleted, whatever
+ * the retry's payload: deletion is judged before the payload.
+ */
 export function idempotentVersionDeleted(version: number): never {
   throw notFound(`version ${version}, which this idempotency key published and was deleted,`, {
     version,

@@ -51,10 +51,12 @@ export interface PutOptions extends RequestOptions {
    * Makes retries safe. Within one (scope, name), the first put (or upload) that publishes with
    * a key binds the key to its version, for good (like the version high-water, a key is never
    * released, also not by delete). A later put with the same key writes nothing and:
+   * - fails with not_found (detail.version) when the bound version has since been deleted,
+   *   whatever the payload (a deleted version is judged first: there is nothing to compare
+   *   the retry with that a store must keep);
    * - returns the bound version's record when its payload (size, sha256, mimeType, metadata)
    *   is the same;
-   * - fails with invalid_argument (detail.field "idempotencyKey") when the payload differs;
-   * - fails with not_found (detail.version) when the bound version has since been deleted.
+   * - fails with invalid_argument (detail.field "idempotencyKey") when the payload differs.
    * Concurrent puts with one key publish at most one version; every one that succeeds reports
    * it. The same key in another scope or under another name is another key.
    * 1..256 UTF-8 bytes, no NUL (`capabilities().limits.maxIdempotencyKeyBytes`).

@@ -114,9 +114,10 @@ export class KeyBindings {
   }
 
   /**
-   * The answer to a put whose key is bound to `bound`: the version's record when the payload
-   * is the same (finishing its publication if its binder did not), invalid_argument when it
-   * differs, not_found when the version has been deleted. Writes nothing but that finishing.
+   * The answer to a put whose key is bound to `bound`: not_found when the version has been
+   * deleted, whatever the payload; else the version's record when the payload is the same
+   * (finishing its publication if its binder did not), invalid_argument when it differs.
+   * Writes nothing but that finishing.
    */
   async replay(
     binding: string,
@@ -125,10 +126,14 @@ export class KeyBindings {
     put: KeyedPut,
     deadline: Deadline,
   ): Promise<ArtifactMeta> {
-    replayIdempotentPut(bound, put.payload);
     const published = await readMeta(at);
     if (published) return replayIdempotentPut(published, put.payload);
     deadline.check();
+    // Unpublished without its payload file: deleted (or never finished, and then given up).
+    if (!(await pathExists(versionFile(at.dir, at.version, "d")))) {
+      idempotentVersionDeleted(at.version);
+    }
+    replayIdempotentPut(bound, put.payload);
     if ((await finishBinding(binding, at)) === "deleted") idempotentVersionDeleted(at.version);
     return bound;
   }

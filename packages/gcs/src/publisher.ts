@@ -93,14 +93,18 @@ export class VersionPublisher {
     deadline: Deadline,
     write: WriteVersion,
   ): Promise<ArtifactMeta> {
-    replayIdempotentPut(bound, {
-      ...digest,
-      mimeType: request.mimeType,
-      metadata: request.metadata,
-    });
+    // Deletion is judged first (a deleted version is not_found whatever the payload); a
+    // different payload is refused before anything is written.
+    const judgePayload = () =>
+      replayIdempotentPut(bound, {
+        ...digest,
+        mimeType: request.mimeType,
+        metadata: request.metadata,
+      });
     const objectName = this.#layout.versionObject(request.scope, key, bound.version);
     const published = await this.#client.stat(deadline, objectName);
     if (published) {
+      judgePayload();
       return metaOf(
         await readPublishedManifest(
           this.#client,
@@ -115,6 +119,7 @@ export class VersionPublisher {
     if (await this.#keys.wasDeleted(request.scope, key, bound.version, deadline)) {
       idempotentVersionDeleted(bound.version);
     }
+    judgePayload();
     // Bound but not published: the first put died or is still on its way. Finish it as that
     // put would (same request id and payload), so whichever write lands first is the one.
     const manifest = manifestOf(request, digest, bound.version, bound.requestId);

@@ -87,8 +87,6 @@ export class Publisher {
   ): Promise<ArtifactMeta> {
     const { scope, name, deadline } = publication;
     const payload = payloadOf(publication, digest);
-    // Judged against the binding first: a different payload never reaches the bucket.
-    replayIdempotentPut({ scope, name, createdAt: 0, ...bound }, payload);
     const { key } = nameKey(name);
     const objectKey = this.#layout.versionObject(scope, key, bound.version);
     const marker = this.#layout.deletionMarker(scope, key, bound.version);
@@ -101,7 +99,10 @@ export class Publisher {
       name,
     );
     if (stored) return replayIdempotentPut(metaOfManifest(stored), payload);
+    // Deletion is judged before the payload (a deleted version is not_found whatever the
+    // retry carries); a different payload is refused before anything is written.
     if (await this.#client.head(deadline, marker)) idempotentVersionDeleted(bound.version);
+    replayIdempotentPut({ scope, name, createdAt: 0, ...bound }, payload);
     const meta = await this.#write(publication, digest, bound, write);
     // A delete that ran between the check above and the write wrote its marker first.
     if (await this.#client.head(deadline, marker)) {

@@ -8,7 +8,8 @@ import { seededBytes } from "../payload.js";
 
 // Idempotent retries (PutOptions.idempotencyKey): within one (scope, name) the first put
 // that publishes with a key binds it to its version for good; a retry writes nothing and
-// returns that version, a different payload under the key is invalid_argument.
+// returns that version, a different payload under the key is invalid_argument, and once the
+// bound version is deleted every put under the key is not_found, whatever its payload.
 
 const NAME = "idempotent/report.md";
 const KEY = "tool-call-17";
@@ -90,6 +91,38 @@ async function differentPayloadIsRefused({ service }: LawContext) {
   expectEqual(await versionsOf(service, scope), [first.version], "nothing was written");
 }
 
+/**
+ * Once the bound version is deleted (by number, as latest, or with all), a put under its key is
+ * not_found whatever its payload: deletion is judged before the payload.
+ */
+async function deletedVersionIsNotFoundWhateverThePayload({ service }: LawContext) {
+  const base: PutOptions = { mimeType: "text/plain", metadata: { a: 1 }, idempotencyKey: KEY };
+  const retries: [string, Uint8Array, PutOptions][] = [
+    ["the same payload", payload(10), base],
+    ["other bytes", payload(11), base],
+    ["another mimeType", payload(10), { ...base, mimeType: "text/markdown" }],
+    ["other metadata", payload(10), { ...base, metadata: { a: 2 } }],
+  ];
+  for (const selector of ["number", "latest", "all"] as const) {
+    const scope = freshScope(`idempotent-deleted-${selector}`);
+    const first = await service.put(scope, NAME, payload(10), base);
+    await service.delete(scope, NAME, selector === "number" ? first.version : selector);
+    for (const [what, data, options] of retries) {
+      const error = await expectArtifactError(
+        () => service.put(scope, NAME, data, options),
+        "not_found",
+        `a put with ${what} under a key whose version was deleted (${selector})`,
+      );
+      expectEqual(
+        (error as ArtifactError).detail.version,
+        first.version,
+        `${what}, deleted (${selector}): detail.version of the not_found`,
+      );
+    }
+    expectEqual(await versionsOf(service, scope), [], `deleted (${selector}): nothing was written`);
+  }
+}
+
 /** Keys are per scope and name: the same key elsewhere is another key. */
 async function keysArePerScopeAndName({ service }: LawContext) {
   const base = freshScope("idempotent-keys");
@@ -162,6 +195,11 @@ export const idempotencyLaws = [
     "idempotency",
     "a different payload (bytes, mimeType or metadata) under a bound key is invalid_argument and writes nothing",
     differentPayloadIsRefused,
+  ),
+  check(
+    "idempotency",
+    "once the bound version is deleted, a put under its key is not_found whatever its payload",
+    deletedVersionIsNotFoundWhateverThePayload,
   ),
   check("idempotency", "keys are per scope and name", keysArePerScopeAndName),
   check("idempotency", "a bound key survives reopen", keySurvivesReopen, { needs: ["reopen"] }),
