@@ -14,7 +14,16 @@ import { runTrial, type TrialResult } from "./trial.js";
 const TRIALS = Number(process.env.POWER_LOSS_TRIALS ?? (process.env.CI === "true" ? 200 : 40));
 const REPLAY_SEED = process.env.POWER_LOSS_SEED;
 const REPLAY_MODE = process.env.POWER_LOSS_MODE;
-const FIRST_SEED = Number(process.env.POWER_LOSS_FIRST_SEED ?? Date.now() % 1_000_000_000);
+/**
+ * CI replays one fixed run of seeds, so that what lands is judged by trials that give the same
+ * verdict on every run of a build; anywhere else a run starts at a new seed each time, to find
+ * what those miss (as a random CI run once did: a scope whose creation a cut left short).
+ */
+const CI_FIRST_SEED = 20_261_201;
+const FIRST_SEED = Number(
+  process.env.POWER_LOSS_FIRST_SEED ??
+    (process.env.CI === "true" ? CI_FIRST_SEED : Date.now() % 1_000_000_000),
+);
 
 let crashfs: CrashFs;
 beforeAll(async () => {
