@@ -35,8 +35,9 @@ async function newestPublished(subject: BucketSubject): Promise<string> {
 
 /**
  * Issue 17 for the object stores: get and head of latest with `few` and with `many` versions
- * of one name, beside two floors measured in the same run on the same buckets: the cheapest
- * listing (one request returning one object) and a raw GET of the newest object. The adapter
+ * of one name, beside three floors measured in the same run on the same buckets: the cheapest
+ * listing (one request returning one object), a listing of one object under the prefix that
+ * holds all the name's versions, and a raw GET of the newest object. The adapter
  * must stay at a constant number of requests; the emulators' listings cost what they cost, and
  * the floor rows show how much of the growth is theirs. Requests per operation are counted
  * through a proxy and printed after the table.
@@ -77,6 +78,11 @@ export async function objectStoreScaleSuite(options: {
     row("head latest", (subject) => subject.service.head(BENCH_SCOPE, "doc"), 1.5),
     row("floor: one listing that returns one object", async (subject) =>
       subject.raw.listOne(await newestPublished(subject)),
+    ),
+    // What any code that finds a name's newest version in one request pays: a listing of one
+    // object under a prefix that holds every version (the emulators scan the whole prefix).
+    row("floor: one listing of one object under the name's versions", async (subject) =>
+      subject.raw.listOne((await newestPublished(subject)).replace(/[0-9]{16}$/, "")),
     ),
     row("floor: raw GET of the newest object", async (subject) =>
       subject.raw.download(await newestPublished(subject)),
