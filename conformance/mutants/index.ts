@@ -109,7 +109,6 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: "forgets the idempotency keys of a name a delete emptied",
     make: (o) => new ForgetsKeysOfEmptiedNames(memory(o)),
-    onlyTheModelCatches: true,
   },
   {
     name: "judges a retry's payload before its bound version's deletion",

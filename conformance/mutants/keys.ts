@@ -14,8 +14,9 @@ import {
 } from "@artifact-kit/core";
 import { ForwardingService, slotKey } from "./forwarding.js";
 
-// Idempotency-key mutants that only a sequence of several steps shows, which the fixed
-// idempotency laws do not take: only the model's keyed puts and retries reach them.
+// Idempotency-key mutants that a sequence of several steps shows: the model's keyed puts and
+// retries reach each of them (model-only.test.ts), and the fixed law on deleted keys reaches
+// all but the one that drops keys from listings.
 
 /**
  * Forgets a name's idempotency keys once a delete leaves it with no live version, as a store
