@@ -17,6 +17,13 @@ import { namePaths, type ScopePaths } from "./layout.js";
 import type { NameOrder } from "./name-order.js";
 import { readMeta } from "./version-files.js";
 
+/**
+ * Metadata files read, or name directories checked, at once: each is one or more file-system
+ * calls on libuv's thread pool, so a page that made them one after another would wait for
+ * all of them in turn.
+ */
+const READ_AHEAD = 32;
+
 /** What the listings read: the ordered name index and each name's published versions. */
 export interface LiveListing {
   scopeDirs(scope: Scope): ScopePaths;
@@ -33,19 +40,51 @@ export async function liveNamePage(
   const scopeDirs = listing.scopeDirs(request.scope);
   const items: string[] = [];
   // Read a page at a time from the ordered name index (name-order.ts).
-  for await (const candidate of listing.names.names(scopeDirs, namePageStart(request))) {
-    // Names with the prefix are one contiguous run in UTF-8 order.
-    if (request.prefix !== undefined && !candidate.startsWith(request.prefix)) break;
+  const candidates = whilePrefixed(
+    listing.names.names(scopeDirs, namePageStart(request)),
+    request.prefix,
+  );
+  // Enough candidates to fill the page and see one live name beyond it, READ_AHEAD at most.
+  const wanted = () => Math.min(READ_AHEAD, request.limit - items.length + 1);
+  for await (const batch of inBatches(candidates, wanted)) {
     request.deadline.check();
-    const live = await listing.liveVersions(namePaths(scopeDirs, candidate).dir);
-    if (live.length === 0) continue;
-    // One live name beyond the page: only then is there a next page.
-    if (items.length === request.limit) {
-      return { scope: request.scope, items, nextCursor: items[items.length - 1] as string };
+    const live = await Promise.all(
+      batch.map((candidate) => listing.liveVersions(namePaths(scopeDirs, candidate).dir)),
+    );
+    for (const [at, candidate] of batch.entries()) {
+      if (live[at]?.length === 0) continue;
+      // One live name beyond the page: only then is there a next page.
+      if (items.length === request.limit) {
+        return { scope: request.scope, items, nextCursor: items[items.length - 1] as string };
+      }
+      items.push(candidate);
     }
-    items.push(candidate);
   }
   return { scope: request.scope, items };
+}
+
+/** Names with the prefix are one contiguous run in UTF-8 order: the first without it ends it. */
+async function* whilePrefixed(
+  names: AsyncIterable<string>,
+  prefix: string | undefined,
+): AsyncGenerator<string> {
+  for await (const name of names) {
+    if (prefix !== undefined && !name.startsWith(prefix)) return;
+    yield name;
+  }
+}
+
+/** `source` in batches, each as long as `size()` says when it starts (the last may be short). */
+async function* inBatches<T>(source: AsyncIterable<T>, size: () => number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of source) {
+    batch.push(item);
+    if (batch.length >= size()) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** One page of a name's published versions, whose directory is `dir`. */
@@ -74,12 +113,6 @@ export async function liveVersionPage(
     ? { items, nextCursor: (items[items.length - 1] as ArtifactMeta).version }
     : { items };
 }
-
-/**
- * Metadata files read at once: each read is several file-system calls on libuv's thread
- * pool, so a page read one file after another waits for all of them in turn.
- */
-const READ_AHEAD = 32;
 
 /** The metadata of `versions` of one name, read concurrently, in the same order. */
 function readMetas(
