@@ -5,8 +5,12 @@ export function describeMachine(): string {
   const processors = cpus();
   const model = processors[0]?.model.trim() ?? "unknown CPU";
   const memoryGiB = (totalmem() / 1024 ** 3).toFixed(0);
-  const load = loadavg()
+  return `${model}, ${processors.length} cores, ${memoryGiB} GiB; Node ${process.version} on ${process.platform}; load average at start ${loadAverage()}`;
+}
+
+/** The 1, 5 and 15 minute load averages, printed before and after each run. */
+export function loadAverage(): string {
+  return loadavg()
     .map((value) => value.toFixed(2))
     .join(" ");
-  return `${model}, ${processors.length} cores, ${memoryGiB} GiB; Node ${process.version} on ${process.platform}; load average at start ${load}`;
 }

@@ -1,10 +1,9 @@
-import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { positiveInteger } from "./args.js";
 import { effectsSuite } from "./effects/suite.js";
 import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { gcsSuite } from "./gcs/suite.js";
-import { describeMachine } from "./machine.js";
+import { describeMachine, loadAverage } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
 import { otelSuite } from "./otel/suite.js";
 import { postgresSuite } from "./postgres/suite.js";
@@ -73,11 +72,6 @@ const options: RunOptions = {
   minSamples: 5,
   rounds: positiveInteger(values.rounds, "--rounds"),
 };
-
-const loadAverage = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(" ");
 
 console.log(describeMachine());
 console.log(`command: node dist/main.js ${process.argv.slice(2).join(" ")}`);

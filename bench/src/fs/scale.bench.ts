@@ -1,9 +1,8 @@
-import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import type { Scope } from "@artifact-kit/core";
 import { FsArtifactService } from "@artifact-kit/fs";
 import { positiveInteger } from "../args.js";
-import { describeMachine } from "../machine.js";
+import { describeMachine, loadAverage } from "../machine.js";
 import { ScratchSpace } from "../scratch.js";
 
 // Issue 17: does an fs operation's cost grow with the store? Each operation is timed on
@@ -154,11 +153,7 @@ console.log(describeMachine());
 console.log(
   `command: node dist/fs/scale.bench.js --names ${NAME_SIZES} --versions ${VERSION_SIZES} --rounds ${ROUNDS} --calls ${CALLS}`,
 );
-console.log(
-  `load average before filling: ${loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ")}`,
-);
+console.log(`load average before filling: ${loadAverage()}`);
 const filled = performance.now();
 const stores = {
   names: await Promise.all(NAME_SIZES.map(namesStore)),
@@ -176,11 +171,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
   console.error(`round ${round + 1} of ${ROUNDS} done`);
 }
-console.log(
-  `load average after measuring: ${loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ")}\n`,
-);
+console.log(`load average after measuring: ${loadAverage()}\n`);
 
 const header = (kind: "names" | "versions") => stores[kind].map((store) => store.label);
 for (const kind of ["names", "versions"] as const) {

@@ -5,9 +5,9 @@ import { MemoryArtifactService } from "@artifact-kit/memory";
 import { withTelemetry } from "@artifact-kit/otel";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { positiveInteger } from "../args.js";
-import { BENCH_SCOPE } from "../kit-store.js";
 import { describeMachine } from "../machine.js";
-import { comparePaired, type PairedResult, type PairedSide, timeAlone } from "../paired.js";
+import { type PairedOptions, timeAlone } from "../paired.js";
+import { comparePuts, PAIRED_TABLE_HEADER, servicePutter } from "../paired-puts.js";
 import { ScratchSpace } from "../scratch.js";
 import { KiB, payload } from "../workloads.js";
 import { realSdk } from "./sdk.js";
@@ -27,35 +27,7 @@ const { values } = parseArgs({
 const memoryPairs = positiveInteger(values["memory-pairs"], "--memory-pairs");
 const fsPairs = positiveInteger(values["fs-pairs"], "--fs-pairs");
 
-/** Versions of one name before its store is rebuilt (untimed), within the per-name ceilings. */
-const MAX_VERSIONS = 2_000;
-
 type Open = () => Promise<ArtifactService>;
-
-/** Puts of `bytes` as new versions of one name; the store is rebuilt before it fills. */
-function putSide(
-  open: Open,
-  bytes: Uint8Array,
-  batch: number,
-): PairedSide & { close(): Promise<void> } {
-  let service: ArtifactService | undefined;
-  let versions = 0;
-  return {
-    before: async () => {
-      if (service !== undefined && versions + batch <= MAX_VERSIONS) return;
-      await service?.close();
-      service = await open();
-      versions = 0;
-    },
-    run: () => {
-      versions += 1;
-      return (service as ArtifactService).put(BENCH_SCOPE, "report.bin", bytes);
-    },
-    close: async () => {
-      await service?.close();
-    },
-  };
-}
 
 const sdk = realSdk();
 const { tracerProvider, meterProvider } = sdk.providers;
@@ -99,33 +71,15 @@ function handWritten(open: Open): Open {
   };
 }
 
-function format(label: string, result: PairedResult): string {
-  const [low, high] = result.ratioInterval;
-  return [
-    `| ${label}`,
-    `${result.baselineMicros.toFixed(2)} µs`,
-    `${result.subjectMicros.toFixed(2)} µs`,
-    `${result.medianRatio.toFixed(3)}x (95% CI ${low.toFixed(3)}–${high.toFixed(3)})`,
-    `${result.ratioP10.toFixed(2)}–${result.ratioP90.toFixed(2)}`,
-    `${(result.subjectMinMicros / result.baselineMinMicros).toFixed(3)}x`,
-    `${result.pairs} |`,
-  ].join(" | ");
-}
-
-async function compare(
+/** One table row: the put of `subject`'s service against `plain`'s, paired. */
+function compare(
   label: string,
   plain: Open,
   subject: Open,
   bytes: Uint8Array,
-  options: { pairs: number; batch: number; warmupPairs: number },
+  options: PairedOptions,
 ): Promise<string> {
-  const a = putSide(plain, bytes, options.batch);
-  const b = putSide(subject, bytes, options.batch);
-  try {
-    return format(label, await comparePaired(a, b, options));
-  } finally {
-    await Promise.all([a.close(), b.close()]);
-  }
+  return comparePuts(label, servicePutter(plain), servicePutter(subject), bytes, options);
 }
 
 async function floorRows(): Promise<string[]> {
@@ -156,10 +110,7 @@ async function floorRows(): Promise<string[]> {
 
 try {
   console.log(describeMachine());
-  const header = [
-    "| case | plain | subject | median per-pair ratio | p10–p90 of pairs | ratio of fastest batches | pairs |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
-  ];
+  const header = PAIRED_TABLE_HEADER;
   const rows: string[] = [];
   const only = values.only;
   if (only === undefined || only === "memory") {
