@@ -117,31 +117,52 @@ async function measureRss(label: string, service: ArtifactService): Promise<stri
   ];
 }
 
-/** The median of `rounds` timings of each side, taken in turns so that load drifts hit both. */
-async function medianSeconds(
+interface PairedThroughput {
+  /** Median seconds of each side. */
+  readonly floor: number;
+  readonly ours: number;
+  /** Median of the per-round ratios floor time / our time: our throughput against the floor's. */
+  readonly ratio: number;
+}
+
+/**
+ * `rounds` rounds, each timing both sides back to back, the order alternating between rounds,
+ * so that a drift of the machine (or of the host's disk) hits both halves of a round; the
+ * figure is the median of the per-round ratios. Before each timing every dirty page is
+ * written back (`sync`, untimed), so that no side's fsync pays for the writeback of what the
+ * other wrote; with `warm`, each side first runs once untimed, so that both read their file
+ * from the page cache rather than one from the cache and the other from the disk.
+ */
+async function pairedRounds(
   label: string,
   rounds: number,
-  sides: Record<string, () => Promise<void>>,
-): Promise<Record<string, number>> {
-  const times: Record<string, number[]> = Object.fromEntries(
-    Object.keys(sides).map((side) => [side, []]),
-  );
+  sides: { floor: () => Promise<void>; ours: () => Promise<void> },
+  warm: boolean,
+): Promise<PairedThroughput> {
+  const time = async (side: "floor" | "ours", round: number) => {
+    progress(`${label}: round ${round + 1}/${rounds}, ${side}`);
+    if (warm) await sides[side]();
+    gc();
+    execFileSync("sync");
+    return seconds(sides[side]);
+  };
+  const floor: number[] = [];
+  const ours: number[] = [];
+  const ratios: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    for (const [side, work] of Object.entries(sides)) {
-      progress(`${label}: round ${round + 1}/${rounds}, ${side}`);
-      gc();
-      // Untimed: write back every dirty page first, so that no side's fsync (ours makes
-      // one) pays for the writeback of what the side before it wrote.
-      execFileSync("sync");
-      times[side]?.push(await seconds(work));
-    }
+    const order = round % 2 === 0 ? (["floor", "ours"] as const) : (["ours", "floor"] as const);
+    const times = { floor: 0, ours: 0 };
+    for (const side of order) times[side] = await time(side, round);
+    floor.push(times.floor);
+    ours.push(times.ours);
+    ratios.push(times.floor / times.ours);
   }
-  return Object.fromEntries(
-    Object.entries(times).map(([side, all]) => {
-      const sorted = all.sort((a, b) => a - b);
-      return [side, sorted[Math.floor(sorted.length / 2)] as number];
-    }),
-  );
+  return { floor: median(floor), ours: median(ours), ratio: median(ratios) };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 async function fsFigures(dir: string, size: number, options: FigureOptions): Promise<string[]> {
@@ -150,34 +171,45 @@ async function fsFigures(dir: string, size: number, options: FigureOptions): Pro
   const file = join(dir, "input.bin");
   await pipeline(generated(size), createWriteStream(file));
   let version = 0;
-  const up = await medianSeconds(`fs ${mib(size)} upload`, options.rounds, {
-    // What any durable write pays at least: the copy, the digest, and one fsync of the file
-    // and of its directory at the end (ours also writes block digests and a record).
-    floor: async () => {
-      const target = join(dir, "floor.bin");
-      await pipeline(createReadStream(file, FILE_READS), hashing(), createWriteStream(target));
-      await syncPath(target);
-      await syncPath(dir);
+  const up = await pairedRounds(
+    `fs ${mib(size)} upload`,
+    options.rounds,
+    {
+      // What any durable write pays at least: the copy, the digest, and one fsync of the file
+      // and of its directory at the end (ours also writes block digests and a record).
+      floor: async () => {
+        const target = join(dir, "floor.bin");
+        await pipeline(createReadStream(file, FILE_READS), hashing(), createWriteStream(target));
+        await syncPath(target);
+        await syncPath(dir);
+      },
+      ours: async () => {
+        await upload(service, `throughput-${version++}`, () =>
+          createReadStream(file, FILE_READS),
+        )();
+      },
     },
-    ours: async () => {
-      await upload(service, `throughput-${version++}`, () => createReadStream(file, FILE_READS))();
+    false,
+  );
+  const down = await pairedRounds(
+    `fs ${mib(size)} download`,
+    options.rounds,
+    {
+      floor: () =>
+        pipeline(
+          createReadStream(join(dir, "floor.bin"), FILE_READS),
+          hashing(),
+          createWriteStream(join(dir, "floor-out.bin")),
+        ),
+      ours: download(service, "throughput-0", () => createWriteStream(join(dir, "out.bin"))),
     },
-  });
-  const down = await medianSeconds(`fs ${mib(size)} download`, options.rounds, {
-    floor: () =>
-      pipeline(
-        createReadStream(join(dir, "floor.bin"), FILE_READS),
-        hashing(),
-        createWriteStream(join(dir, "floor-out.bin")),
-      ),
-    ours: download(service, "throughput-0", () => createWriteStream(join(dir, "out.bin"))),
-  });
+    true,
+  );
   await service.close();
-  const line = (direction: "upload" | "download", times: Record<string, number>) => {
-    const { ours = Number.NaN, floor = Number.NaN } = times;
+  const line = (direction: "upload" | "download", { ours, floor, ratio }: PairedThroughput) => {
     const floorLabel =
       direction === "upload" ? "file copy + SHA-256 + one fsync" : "file copy + SHA-256";
-    return `fs ${mib(size)} ${direction}: ours ${rate(size, ours)}, floor (${floorLabel}) ${rate(size, floor)}, ratio ${(floor / ours).toFixed(2)}x (target >= 0.7x; median of ${options.rounds})`;
+    return `fs ${mib(size)} ${direction}: ours ${rate(size, ours)}, floor (${floorLabel}) ${rate(size, floor)}, ratio ${ratio.toFixed(2)}x (median of ${options.rounds} paired rounds; target >= 0.7x)`;
   };
   lines.push(line("upload", up), line("download", down));
   return lines;
