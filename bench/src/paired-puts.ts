@@ -1,4 +1,4 @@
-import type { ArtifactService } from "@artifact-kit/core";
+import type { ArtifactService, PutOptions } from "@artifact-kit/core";
 import { BENCH_SCOPE } from "./kit-store.js";
 import { comparePaired, type PairedOptions, type PairedResult, type PairedSide } from "./paired.js";
 
@@ -16,12 +16,15 @@ export type OpenPutter = () => Promise<Putter>;
 /** Versions of one name before its store is rebuilt (untimed), within the per-name ceilings. */
 const MAX_VERSIONS = 2_000;
 
-/** A service's plain put of one name. */
-export function servicePutter(open: () => Promise<ArtifactService>): OpenPutter {
+/** A service's put of one name, with the options `options()` gives each put (none by default). */
+export function servicePutter(
+  open: () => Promise<ArtifactService>,
+  options: () => PutOptions | undefined = () => undefined,
+): OpenPutter {
   return async () => {
     const service = await open();
     return {
-      put: (bytes) => service.put(BENCH_SCOPE, "report.bin", bytes),
+      put: (bytes) => service.put(BENCH_SCOPE, "report.bin", bytes, options()),
       close: () => service.close(),
     };
   };

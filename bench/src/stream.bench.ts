@@ -21,6 +21,7 @@ import { GcsArtifactService } from "@artifact-kit/gcs";
 import { openDownload, openUpload } from "@artifact-kit/stream";
 import { Storage } from "@google-cloud/storage";
 import { positiveInteger } from "./args.js";
+import { median } from "./paired.js";
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -158,11 +159,6 @@ async function pairedRounds(
     ratios.push(times.floor / times.ours);
   }
   return { floor: median(floor), ours: median(ours), ratio: median(ratios) };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 async function fsFigures(dir: string, size: number, options: FigureOptions): Promise<string[]> {

@@ -1,17 +1,16 @@
-import { isDeepStrictEqual } from "node:util";
 import {
   type ArtifactMeta,
   allVersions,
   DEFAULT_MIME_TYPE,
   type DeleteSelector,
   type GetOptions,
-  invalidArgument,
   type ListVersionsOptions,
   type PutOptions,
   type RequestOptions,
   type Scope,
   sha256Hex,
 } from "@artifact-kit/core";
+import { replayIdempotentPut } from "@artifact-kit/core/adapter";
 import { ForwardingService, slotKey } from "./forwarding.js";
 
 // Idempotency-key mutants that a sequence of several steps shows: the model's keyed puts and
@@ -100,12 +99,14 @@ export class JudgesPayloadBeforeDeletion extends ForwardingService {
     if (key === undefined) return this.inner.put(scope, name, data, options);
     const binding = JSON.stringify([slotKey(scope, name), key]);
     const bound = this.#bound.get(binding);
-    const same =
-      bound === undefined ||
-      (bound.sha256 === sha256Hex(data) &&
-        bound.mimeType === (options?.mimeType ?? DEFAULT_MIME_TYPE) &&
-        isDeepStrictEqual(bound.metadata, options?.metadata ?? {}));
-    if (!same) throw invalidArgument("idempotencyKey", "already used with a different payload");
+    if (bound) {
+      replayIdempotentPut(bound, {
+        size: data.byteLength,
+        sha256: sha256Hex(data),
+        mimeType: options?.mimeType ?? DEFAULT_MIME_TYPE,
+        metadata: options?.metadata ?? {},
+      });
+    }
     const meta = await this.inner.put(scope, name, data, options);
     if (!bound) this.#bound.set(binding, meta);
     return meta;

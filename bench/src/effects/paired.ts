@@ -26,14 +26,7 @@ const scratch = new ScratchSpace();
 const fsIn = (owner: string) => () => FsArtifactService.open({ root: scratch.fresh(owner) });
 
 let keys = 0;
-const keyed: OpenPutter = async () => {
-  const service = await fsIn("keyed")();
-  return {
-    put: (bytes) =>
-      service.put(BENCH_SCOPE, "report.bin", bytes, { idempotencyKey: `key-${keys++}` }),
-    close: () => service.close(),
-  };
-};
+const keyed = servicePutter(fsIn("keyed"), () => ({ idempotencyKey: `key-${keys++}` }));
 
 function journaled(commit: boolean): OpenPutter {
   return async () => {

@@ -110,7 +110,6 @@ async function floorRows(): Promise<string[]> {
 
 try {
   console.log(describeMachine());
-  const header = PAIRED_TABLE_HEADER;
   const rows: string[] = [];
   const only = values.only;
   if (only === undefined || only === "memory") {
@@ -167,7 +166,7 @@ try {
       ),
     );
   }
-  console.log(`\n${[...header, ...rows].join("\n")}`);
+  console.log(`\n${[...PAIRED_TABLE_HEADER, ...rows].join("\n")}`);
   if (only === undefined || only === "floor") {
     console.log(`\n| floor | per call |\n| --- | --- |\n${(await floorRows()).join("\n")}`);
   }
