@@ -13,6 +13,7 @@ import {
   applySettle,
   isClaimable,
   isPrunable,
+  isTerminal,
   newRecord,
 } from "./transitions.js";
 import type {
@@ -44,6 +45,13 @@ export interface Stored {
 
 /** How many times a change is retried when other writers keep replacing the record first. */
 const MAX_SWAP_RETRIES = 64;
+/** Most records one journal remembers writing (see `#held`); the oldest is forgotten first. */
+const MAX_HELD_RECORDS = 1024;
+
+/** Only intended -> applied may be lost to a power cut: see `swap`. */
+function mustSurvivePowerLoss(from: EffectRecord, to: EffectRecord): boolean {
+  return !(from.phase === "intended" && to.phase === "applied");
+}
 
 /**
  * Everything a journal does, over a backend's four storage primitives. Inputs are validated
@@ -52,6 +60,14 @@ const MAX_SWAP_RETRIES = 64;
  */
 export abstract class JournalBase implements EffectJournal {
   #closed = false;
+  /**
+   * The records this journal last wrote, with their revisions. While a record's lease is
+   * live only its holder changes it, so the holder's next change (markApplied after intend,
+   * settle after markApplied) is first tried against this copy without reading: the swap is
+   * a compare-and-swap, and losing it falls back to a read. Decisions other than a write
+   * (a no-op, a refusal) are always made on a fresh read.
+   */
+  readonly #held = new Map<string, Stored>();
   protected abstract readonly durability: JournalCapabilities["durability"];
   protected readonly clock: () => number;
 
@@ -76,6 +92,17 @@ export abstract class JournalBase implements EffectJournal {
   ): Promise<boolean>;
   /** Every effect id, in no particular order. */
   protected abstract ids(): AsyncIterable<string>;
+
+  /**
+   * Every effect's record, in no particular order. This default reads each id `ids()` gives;
+   * a backend that can read records in bulk overrides it.
+   */
+  protected async *records(): AsyncIterable<EffectRecord> {
+    for await (const effectId of this.ids()) {
+      const stored = await this.read(effectId);
+      if (stored !== undefined) yield stored.record;
+    }
+  }
   protected abstract remove(effectId: string): Promise<void>;
   /**
    * Removes up to `limit` leftovers of writes that died midway (staged files, half-pruned
@@ -98,6 +125,7 @@ export abstract class JournalBase implements EffectJournal {
     if (!(await this.create(record))) {
       throw invalidArgument("effectId", `effect ${record.effectId} is already recorded`);
     }
+    this.#hold({ record, revision: 1 });
     return record;
   }
 
@@ -158,7 +186,10 @@ export abstract class JournalBase implements EffectJournal {
       if (stored === undefined || !isClaimable(stored.record, claim, now)) continue;
       const next = applyClaim(stored.record, claim, now);
       // Losing the swap means another reconciler claimed it (or its owner moved it) first.
-      if (await this.swap(effectId, stored.revision, next, true)) claimed.push(next);
+      if (await this.swap(effectId, stored.revision, next, true)) {
+        this.#hold({ record: next, revision: stored.revision + 1 });
+        claimed.push(next);
+      }
     }
     return claimed;
   }
@@ -171,12 +202,11 @@ export abstract class JournalBase implements EffectJournal {
   async list(): Promise<EffectRecord[]> {
     this.#live();
     const records: EffectRecord[] = [];
-    for await (const effectId of this.ids()) {
+    for await (const record of this.records()) {
       if (records.length >= JOURNAL_LIMITS.maxScan) {
         throw resultLimitExceeded("maxScan", JOURNAL_LIMITS.maxScan);
       }
-      const stored = await this.read(effectId);
-      if (stored !== undefined) records.push(stored.record);
+      records.push(record);
     }
     return records;
   }
@@ -200,6 +230,7 @@ export abstract class JournalBase implements EffectJournal {
       if (pruned >= limit || ++scanned > JOURNAL_LIMITS.maxScan) break;
       const stored = await this.read(effectId);
       if (stored === undefined || !isPrunable(stored.record, olderThan)) continue;
+      this.#held.delete(effectId);
       await this.remove(effectId);
       pruned++;
     }
@@ -209,6 +240,7 @@ export abstract class JournalBase implements EffectJournal {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#held.clear();
     await this.release();
   }
 
@@ -218,18 +250,66 @@ export abstract class JournalBase implements EffectJournal {
   ): Promise<EffectRecord> {
     this.#live();
     const id = validateEffectId(effectId);
+    const held = this.#takeHeld(id);
+    if (held !== undefined) {
+      const written = await this.#tryWrite(held, next);
+      if (written !== undefined) return written;
+    }
     for (let attempt = 0; attempt < MAX_SWAP_RETRIES; attempt++) {
       const stored = await this.read(id);
       if (stored === undefined) throw notFound(`effect ${id}`, { effectId: id });
       const changed = next(stored.record, this.clock());
       if (changed === stored.record) return changed;
-      const mustSurvive = !(stored.record.phase === "intended" && changed.phase === "applied");
-      if (await this.swap(id, stored.revision, changed, mustSurvive)) return changed;
+      if (await this.#swapHeld(stored, changed)) return changed;
     }
     throw overloaded(
       `effect ${id} kept changing under this write`,
       "maxSwapRetries",
       MAX_SWAP_RETRIES,
     );
+  }
+
+  /** The change applied to a remembered record, if it is a write that won; else undefined. */
+  async #tryWrite(
+    held: Stored,
+    next: (record: EffectRecord, now: number) => EffectRecord,
+  ): Promise<EffectRecord | undefined> {
+    let changed: EffectRecord;
+    try {
+      changed = next(held.record, this.clock());
+    } catch {
+      return undefined; // refused on the remembered copy: judged again on a fresh read
+    }
+    if (changed === held.record) return undefined;
+    return (await this.#swapHeld(held, changed)) ? changed : undefined;
+  }
+
+  async #swapHeld(stored: Stored, changed: EffectRecord): Promise<boolean> {
+    const { record, revision } = stored;
+    const won = await this.swap(
+      record.effectId,
+      revision,
+      changed,
+      mustSurvivePowerLoss(record, changed),
+    );
+    if (won) this.#hold({ record: changed, revision: revision + 1 });
+    return won;
+  }
+
+  #hold(stored: Stored): void {
+    const { effectId } = stored.record;
+    this.#held.delete(effectId);
+    if (isTerminal(stored.record)) return;
+    if (this.#held.size >= MAX_HELD_RECORDS) {
+      this.#held.delete(this.#held.keys().next().value as string);
+    }
+    this.#held.set(effectId, stored);
+  }
+
+  /** The remembered record, while its lease is live (so nobody else may have changed it). */
+  #takeHeld(effectId: string): Stored | undefined {
+    const held = this.#held.get(effectId);
+    this.#held.delete(effectId);
+    return held !== undefined && held.record.lease.expiresAt > this.clock() ? held : undefined;
   }
 }

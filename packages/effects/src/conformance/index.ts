@@ -112,6 +112,31 @@ export function describeEffectJournal(
         expect(await journal.get("e1")).toEqual(first);
       }));
 
+    // A journal may remember what it wrote last to spare its next change a read; a change
+    // made meanwhile through another handle must still win over that memory.
+    it("judges every change on the stored record, not on what this handle wrote last", () =>
+      withJournal(async ({ journal, peer }) => {
+        const other = { ...RECEIPT, version: 2 };
+        await journal.intend(intent("e1"), LEASE);
+        await peer.markApplied("e1", 1, RECEIPT);
+        // Committing needs the receipt the peer recorded; on the intent alone it is refused.
+        expect(await journal.settle("e1", 1, "committed")).toMatchObject({
+          phase: "committed",
+          receipt: RECEIPT,
+        });
+
+        await journal.intend(intent("e2"), LEASE);
+        await peer.settle("e2", 1, "not_applied");
+        await expectCode(journal.markApplied("e2", 1, RECEIPT), "capability_denied");
+        expect(await peer.get("e2")).toMatchObject({ phase: "not_applied" });
+
+        await journal.intend(intent("e3"), LEASE);
+        const applied = await peer.markApplied("e3", 1, RECEIPT);
+        expect(await journal.markApplied("e3", 1, RECEIPT)).toEqual(applied);
+        await expectCode(journal.markApplied("e3", 1, other), "capability_denied");
+        expect(await journal.get("e3")).toEqual(applied);
+      }));
+
     it("fences: a claim takes an expired lease with a new token; stale tokens are refused", () =>
       withJournal(async ({ journal, peer }, advance) => {
         await journal.intend(intent("e1"), LEASE);
