@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
+  type FileHandle,
   link,
   lstat,
   mkdir,
@@ -10,11 +11,11 @@ import {
   rename,
   rm,
   unlink,
-  writeFile,
 } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { asArtifactError, corruptArtifact, invalidArgument } from "@artifact-kit/core";
 import { JournalBase, type Stored } from "./journal-base.js";
+import { type Spare, SpareInodes } from "./spare-inodes.js";
 import type { EffectRecord } from "./types.js";
 
 export interface FsJournalOptions {
@@ -26,6 +27,21 @@ export interface FsJournalOptions {
 const REVISION_DIGITS = 10;
 /** A staged file younger than this may be a live write about to be linked: never swept. */
 const STAGING_GRACE_MS = 60_000;
+/** A spare staged file is made anew past this age, well before a sweep may take it. */
+const SPARE_MAX_AGE_MS = STAGING_GRACE_MS / 2;
+const revisionFile = (revision: number) =>
+  `${String(revision).padStart(REVISION_DIGITS, "0")}.json`;
+
+/** An empty file in tmp/, open for writing, for a change's next revision. */
+interface StagedFile extends Spare {
+  readonly path: string;
+  readonly handle: FileHandle;
+}
+
+/** A directory in tmp/ holding an empty first revision (`path`, open): a new effect. */
+interface StagedEffect extends StagedFile {
+  readonly dir: string;
+}
 const REVISION_FILE = /^(\d{10})\.json$/;
 
 function errorCode(error: unknown): string | undefined {
@@ -34,25 +50,50 @@ function errorCode(error: unknown): string | undefined {
     : undefined;
 }
 
+/**
+ * Closes a handle whose writes are done (and synced where they must be) without waiting: a
+ * close loses nothing then, and waiting would cost a thread-pool round trip on the caller's path.
+ */
+function closeInBackground(handle: FileHandle): void {
+  handle.close().catch(() => {});
+}
+
 async function syncDirectory(path: string): Promise<void> {
   const handle = await open(path, "r");
   try {
     await handle.sync();
   } finally {
-    await handle.close();
+    closeInBackground(handle);
   }
 }
 
-async function syncFile(path: string): Promise<void> {
-  const handle = await open(path, "r+");
+/** Renames directory `from` to `to`; false when `to` is a directory that is not empty. */
+async function renameUnlessTaken(from: string, to: string): Promise<boolean> {
   try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+    await rename(from, to);
+    return true;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOTEMPTY" || code === "EEXIST") return false;
+    throw error;
   }
 }
 
-/** A revision a power loss tore: published by link but not yet synced when the power went. */
+/** Links `from` as `to`; false when `to` exists (link(2) never replaces a name). */
+async function linkUnlessTaken(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (error) {
+    if (errorCode(error) === "EEXIST") return false;
+    throw error;
+  }
+}
+
+/**
+ * A revision that is not whole: published but not yet synced when the power went, or a first
+ * revision its intend is still writing (see `create`).
+ */
 class TornRevision extends Error {}
 
 function parseRevision(effectId: string, revision: number, text: string): EffectRecord {
@@ -79,15 +120,20 @@ function parseRevision(effectId: string, revision: number, text: string): Effect
  * file and directory at once, before the call returns: one round of syncs per durable
  * change. A power loss before that round ends can leave the newest revision torn (not
  * JSON); that change was never acknowledged, so a reader falls back to the revision below it.
- * Revisions are never removed one by one, only with the whole effect by prune, so a stale
- * writer can never land on a freed number.
+ * The first revision alone is written in place (see `create`). Revisions are never removed
+ * one by one, only with the whole effect by prune, so a stale writer can never land on a
+ * freed number. The inodes a change needs (a staged file; for an intent, a directory holding
+ * its first revision) are made ahead, while the caller's service call runs (spare-inodes.ts).
  */
 export class FsEffectJournal extends JournalBase {
   protected readonly durability = "durable" as const;
   readonly #effects: string;
   readonly #staging: string;
   readonly #trash: string;
-  readonly #ready: Promise<void>;
+  /** effects/, held open: every intend syncs it, and an open costs as much as the sync. */
+  readonly #effectsHandle: Promise<FileHandle>;
+  readonly #stagedFiles = new SpareInodes(() => this.#stageFile(), SPARE_MAX_AGE_MS);
+  readonly #stagedEffects = new SpareInodes(() => this.#stageEffect(), SPARE_MAX_AGE_MS);
 
   constructor(options: FsJournalOptions) {
     const { root, clock } = options ?? {};
@@ -98,15 +144,17 @@ export class FsEffectJournal extends JournalBase {
     this.#effects = join(root, "effects");
     this.#staging = join(root, "tmp");
     this.#trash = join(root, "trash");
-    this.#ready = Promise.all(
+    this.#effectsHandle = Promise.all(
       [this.#effects, this.#staging, this.#trash].map((dir) => mkdir(dir, { recursive: true })),
-    ).then(() => syncDirectory(root));
-    this.#ready.catch(() => {}); // reported by the first call instead
+    )
+      .then(() => syncDirectory(root))
+      .then(() => open(this.#effects, "r"));
+    this.#effectsHandle.catch(() => {}); // reported by the first call instead
   }
 
   async #io<T>(operation: string, run: () => Promise<T>): Promise<T> {
     try {
-      await this.#ready;
+      await this.#effectsHandle;
       return await run();
     } catch (error) {
       throw asArtifactError(error, `effect journal ${operation}`);
@@ -114,47 +162,56 @@ export class FsEffectJournal extends JournalBase {
   }
 
   #revisionPath(effectId: string, revision: number): string {
-    return join(this.#effects, effectId, `${String(revision).padStart(REVISION_DIGITS, "0")}.json`);
+    return join(this.#effects, effectId, revisionFile(revision));
   }
 
   /**
-   * Stages the record, then links it under `revision`; false if that is taken. A durable
-   * change then syncs the linked file, its directory and `alsoSync` together.
+   * Writes the record into a staged file, then links it under `revision`; false if that is
+   * taken. A durable change then syncs the linked file (through the staged handle: the same
+   * inode) and its directory together, while the staged name goes.
    */
-  async #publish(
-    record: EffectRecord,
-    revision: number,
-    durable: boolean,
-    alsoSync: readonly string[] = [],
-  ): Promise<boolean> {
-    const staged = join(this.#staging, `${randomUUID()}.json`);
+  async #publish(record: EffectRecord, revision: number, durable: boolean): Promise<boolean> {
+    const staged = await this.#stagedFiles.take();
     const target = this.#revisionPath(record.effectId, revision);
-    await writeFile(staged, JSON.stringify(record), { flag: "wx" });
+    let unlinked: Promise<void> | undefined;
     try {
-      await link(staged, target);
-    } catch (error) {
-      if (errorCode(error) === "EEXIST") return false;
-      throw error;
+      await staged.handle.writeFile(JSON.stringify(record));
+      const linked = await linkUnlessTaken(staged.path, target);
+      unlinked = unlink(staged.path);
+      if (linked && durable) {
+        await Promise.all([staged.handle.sync(), syncDirectory(dirname(target))]);
+      }
+      return linked;
     } finally {
-      await unlink(staged);
+      closeInBackground(staged.handle);
+      await (unlinked ?? unlink(staged.path));
     }
-    if (durable) {
-      const directory = join(this.#effects, record.effectId);
-      await Promise.all([syncFile(target), ...[directory, ...alsoSync].map(syncDirectory)]);
-    }
-    return true;
   }
 
+  /**
+   * The intent is published by renaming a staged directory, which already holds an empty
+   * first revision, to the effect's name: rename refuses a directory that is not empty, so
+   * one intend per effect id wins, and the record is then written into that first revision.
+   * To a reader, a first revision still empty or half written is torn, so the effect is
+   * absent, exactly as after a power loss; nothing but reconcilers reads an effect before its
+   * intend returns. The record, the directory (its entry for the first revision) and its
+   * entry in effects/ are synced in one round.
+   */
   protected create(record: EffectRecord): Promise<boolean> {
     return this.#io("intend", async () => {
+      const staged = await this.#stagedEffects.take();
+      const directory = join(this.#effects, record.effectId);
+      let placed = false;
       try {
-        await mkdir(join(this.#effects, record.effectId));
-      } catch (error) {
-        if (errorCode(error) === "EEXIST") return false;
-        throw error;
+        placed = await renameUnlessTaken(staged.dir, directory);
+        if (!placed) return false;
+        await staged.handle.writeFile(JSON.stringify(record));
+        await Promise.all([staged.handle.sync(), syncDirectory(directory), this.#syncEffects()]);
+        return true;
+      } finally {
+        closeInBackground(staged.handle);
+        if (!placed) await rm(staged.dir, { recursive: true, force: true });
       }
-      // The new effect directory's entry is synced in the same round as the record.
-      return this.#publish(record, 1, true, [this.#effects]);
     });
   }
 
@@ -253,5 +310,45 @@ export class FsEffectJournal extends JournalBase {
     });
   }
 
-  protected async release(): Promise<void> {}
+  async #stageFile(): Promise<StagedFile> {
+    const path = join(this.#staging, `${randomUUID()}.json`);
+    const handle = await open(path, "wx");
+    const discard = async () => {
+      await Promise.all([handle.close(), unlink(path)]);
+    };
+    return { path, handle, madeAt: Date.now(), discard };
+  }
+
+  async #stageEffect(): Promise<StagedEffect> {
+    const dir = join(this.#staging, randomUUID());
+    await mkdir(dir);
+    const discard = () => rm(dir, { recursive: true, force: true });
+    const path = join(dir, revisionFile(1));
+    let handle: FileHandle;
+    try {
+      handle = await open(path, "wx");
+    } catch (error) {
+      await discard();
+      throw error;
+    }
+    return {
+      dir,
+      path,
+      handle,
+      madeAt: Date.now(),
+      discard: async () => {
+        await handle.close();
+        await discard();
+      },
+    };
+  }
+
+  async #syncEffects(): Promise<void> {
+    await (await this.#effectsHandle).sync();
+  }
+
+  protected async release(): Promise<void> {
+    await Promise.all([this.#stagedFiles.discard(), this.#stagedEffects.discard()]);
+    await (await this.#effectsHandle.catch(() => undefined))?.close();
+  }
 }

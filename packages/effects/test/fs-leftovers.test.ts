@@ -63,3 +63,26 @@ it("reads past a torn newest revision, and an effect whose only revision is torn
   await expect(journal.get("torn")).rejects.toMatchObject({ code: "corrupt_artifact" });
   await journal.close();
 });
+
+// The journal keeps a staged file and a staged effect directory ready in tmp/ (made while
+// the service call runs); closing it takes them back, so a closed journal leaves nothing.
+it("leaves nothing staged once closed", async () => {
+  const root = await mkdtemp(join(tmpdir(), "effects-spares-"));
+  roots.push(root);
+  const journal = new FsEffectJournal({ root });
+  const scope = { kind: "session", app: "a", user: "u", session: "s" } as const;
+  const receipt = { version: 1, sha256: "0".repeat(64), size: 1 };
+  for (const effectId of ["s1", "s2", "s3"]) {
+    const lease = { owner: "w", leaseMs: 60_000 };
+    await journal.intend(
+      { effectId, operation: "put", scope, name: "n", requestDigest: "0".repeat(64) },
+      lease,
+    );
+    await journal.markApplied(effectId, 1, receipt);
+    await journal.settle(effectId, 1, "committed");
+  }
+  expect((await readdir(join(root, "tmp"))).length).toBeGreaterThan(0);
+  await journal.close();
+  expect(await readdir(join(root, "tmp"))).toEqual([]);
+  expect((await readdir(join(root, "effects"))).sort()).toEqual(["s1", "s2", "s3"]);
+});
