@@ -4,7 +4,6 @@ import {
   type ClaimRequest,
   type EffectRecord,
   isClaimable,
-  JOURNAL_LIMITS,
   JournalBase,
   type Stored,
 } from "@artifact-kit/effects/backend";
@@ -28,6 +27,8 @@ export interface PostgresEffectJournalOptions {
  * matches the partial indexes of migration 2 (effects_orphans, effects_settled).
  */
 const OPEN_PHASES = "('intended', 'applied')";
+/** Rows one scan query returns: a listing of the whole journal is many such pages. */
+const SCAN_PAGE_ROWS = 1000;
 
 function parseRecord(effectId: string, text: string): EffectRecord {
   let record: EffectRecord;
@@ -126,12 +127,29 @@ export class PostgresEffectJournal extends JournalBase {
   }
 
   protected async *ids(): AsyncIterable<string> {
-    const rows = await this.#query<{ effect_id: string }>(
-      "scan",
-      `SELECT effect_id FROM ${this.#table} ORDER BY effect_id LIMIT $1`,
-      [JOURNAL_LIMITS.maxScan + 1],
-    );
-    for (const row of rows) yield row.effect_id;
+    for await (const row of this.#rows()) yield row.effect_id;
+  }
+
+  /** The records themselves, a page per query, not a query per effect. */
+  protected override async *records(): AsyncIterable<EffectRecord> {
+    for await (const row of this.#rows()) yield parseRecord(row.effect_id, row.record);
+  }
+
+  /** Every row in effect id order, read in keyset pages of bounded size. */
+  async *#rows(): AsyncIterable<{ effect_id: string; record: string }> {
+    let after = "";
+    for (;;) {
+      const rows = await this.#query<{ effect_id: string; record: string }>(
+        "scan",
+        `SELECT effect_id, record FROM ${this.#table} WHERE effect_id > $1
+         ORDER BY effect_id LIMIT $2`,
+        [after, SCAN_PAGE_ROWS],
+      );
+      yield* rows;
+      const last = rows.at(-1);
+      if (last === undefined || rows.length < SCAN_PAGE_ROWS) return;
+      after = last.effect_id;
+    }
   }
 
   /** One statement over the settled-time index; rows another pruner holds are skipped. */

@@ -228,6 +228,26 @@ export function describeEffectJournal(
         );
       }));
 
+    // More effects than a backend is likely to read in one page (a round 1,000), with ids
+    // whose order differs from their creation order: a listing that loses a page boundary,
+    // or stops after the first page, misses some.
+    it(
+      "lists every effect once, however many pages the backend reads them in",
+      () =>
+        withJournal(async ({ journal, peer }) => {
+          const ids = Array.from({ length: 2_100 }, (_, i) => `list-${(i * 7919) % 2_100}`);
+          for (let at = 0; at < ids.length; at += 50) {
+            await Promise.all(
+              ids.slice(at, at + 50).map((id) => journal.intend(intent(id), LEASE)),
+            );
+          }
+          const listed = (await peer.list()).map((record) => record.effectId);
+          expect(listed.length).toBe(ids.length);
+          expect(new Set(listed)).toEqual(new Set(ids));
+        }),
+      120_000,
+    );
+
     it("reports its bounds and enforces them", () =>
       withJournal(async ({ journal }) => {
         const { limits } = journal.capabilities();
