@@ -119,7 +119,8 @@ export async function syncDirectory(path: string): Promise<void> {
   try {
     await syncHandle(handle);
   } finally {
-    await handle.close();
+    // Only read: once synced, nothing waits on its close (one thread-pool round trip less).
+    releaseInBackground(handle);
   }
 }
 

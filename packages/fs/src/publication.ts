@@ -140,14 +140,14 @@ async function publishNew(
     if (!(await publisher.keys.bind(metaStage, binding))) return { lostTo: binding };
     // Bound: from here on the version is the key's, and whoever comes next finishes it.
     committed = true;
-    await removeQuietly(metaStage);
     const at = {
       scope: request.scope,
       name: request.name,
       dir: nameDirs.dir,
       version: meta.version,
     };
-    await finishBinding(binding, at);
+    // The staged record is the binding's inode under another name: it goes meanwhile.
+    await Promise.all([removeQuietly(metaStage), finishBinding(binding, at)]);
     return { meta };
   } finally {
     if (!committed) {
