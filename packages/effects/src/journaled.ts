@@ -38,6 +38,8 @@ const NOTHING_CHANGED = new Set([
 
 /** Part of the lease kept free after the service call's deadline, for recording the receipt. */
 const LEASE_MARGIN = 0.2;
+/** Most effects whose fencing token a capability remembers until they are committed. */
+const MAX_REMEMBERED_TOKENS = 1024;
 
 export interface JournaledOptions {
   journal: EffectJournal;
@@ -93,6 +95,12 @@ export class JournaledArtifacts {
   readonly #owner: string;
   readonly #leaseMs: number;
   readonly #correlation: Readonly<Record<string, string>> | undefined;
+  /**
+   * The fencing tokens of the effects this capability applied and has not committed yet: a
+   * commit settles with it directly, and the journal refuses it if a reconciler has since
+   * claimed the effect, as it would after a read. Bounded; a forgotten token is read back.
+   */
+  readonly #tokens = new Map<string, number>();
 
   constructor(service: ArtifactService, scope: Scope, options: JournaledOptions) {
     const opts = validateOptionKeys(
@@ -177,26 +185,34 @@ export class JournaledArtifacts {
 
   /**
    * Marks effects as committed; call it once the event recording them is durable. The
-   * fencing token is the journal's own, taken only while this capability's owner still holds
-   * the lease: once a reconciler claimed the effect, commit fails with capability_denied and
-   * the reconciler's judgement stands. Committing again is a no-op.
+   * fencing token is the one this capability's put or delete ran under (read back from the
+   * journal, while this capability's owner holds the lease, when it is not remembered): once
+   * a reconciler claimed the effect, commit fails with capability_denied and the
+   * reconciler's judgement stands. Committing again is a no-op.
    */
   async commit(effectIds: string | readonly string[]): Promise<EffectRecord[]> {
     const ids = typeof effectIds === "string" ? [effectIds] : [...effectIds];
     const committed: EffectRecord[] = [];
     for (const id of ids) {
       const effectId = validateEffectId(id);
-      const record = await this.#journal.get(effectId);
-      if (record === undefined) throw notFound(`effect ${effectId}`, { effectId });
-      if (record.phase !== "committed" && record.lease.owner !== this.#owner) {
-        throw capabilityDenied(`effect ${effectId} is leased to ${record.lease.owner}`, {
-          effectId,
-          owner: record.lease.owner,
-        });
-      }
-      committed.push(await this.#journal.settle(effectId, record.lease.fencingToken, "committed"));
+      const token = this.#tokens.get(effectId) ?? (await this.#tokenHeld(effectId));
+      committed.push(await this.#journal.settle(effectId, token, "committed"));
+      this.#tokens.delete(effectId);
     }
     return committed;
+  }
+
+  /** The effect's current fencing token, read back, if this capability's owner holds it. */
+  async #tokenHeld(effectId: string): Promise<number> {
+    const record = await this.#journal.get(effectId);
+    if (record === undefined) throw notFound(`effect ${effectId}`, { effectId });
+    if (record.phase !== "committed" && record.lease.owner !== this.#owner) {
+      throw capabilityDenied(`effect ${effectId} is leased to ${record.lease.owner}`, {
+        effectId,
+        owner: record.lease.owner,
+      });
+    }
+    return record.lease.fencingToken;
   }
 
   async #intend(
@@ -259,7 +275,15 @@ export class JournaledArtifacts {
         error,
       );
     }
+    this.#remember(effectId, token);
     return Object.freeze({ effectId, fencingToken: token, receipt, effect });
+  }
+
+  #remember(effectId: string, token: number): void {
+    if (this.#tokens.size >= MAX_REMEMBERED_TOKENS) {
+      this.#tokens.delete(this.#tokens.keys().next().value as string);
+    }
+    this.#tokens.set(effectId, token);
   }
 }
 
