@@ -16,10 +16,11 @@ import {
   validateLease,
 } from "@artifact-kit/effects";
 import type { BaseArtifactService, BaseSessionService } from "@google/adk";
-import { type AdkBridgeOptions, type AdkPutRequest, toAdkArtifactService } from "../bridge.js";
+import { type AdkBridgeOptions, toAdkArtifactService } from "../bridge.js";
 import { USER_NAMESPACE_PREFIX } from "../location.js";
 import { optional } from "../optional.js";
 import { toAdkVersion } from "../version.js";
+import type { AdkPutRequest } from "../writer.js";
 import { PendingPuts } from "./pending.js";
 import { EffectCommittingSessionService } from "./session-service.js";
 
