@@ -5,9 +5,7 @@ import {
   bindArtifacts,
   compareUtf8,
   invalidArgument,
-  isArtifactError,
   type PutOptions,
-  type Scope,
   validateOptionKeys,
 } from "@artifact-kit/core";
 import type {
@@ -18,44 +16,20 @@ import type {
   LoadArtifactRequest,
   SaveArtifactRequest,
 } from "@google/adk";
-import { currentBinding, type InvocationBinding, requireBoundKey } from "./binding.js";
+import { currentBinding, requireBoundKey } from "./binding.js";
 import { getChecked, headChecked, namesChecked, versionsChecked } from "./checked.js";
-import {
-  type AdkSessionKey,
-  locate,
-  sessionScope,
-  USER_NAMESPACE_PREFIX,
-  userScope,
-} from "./location.js";
+import { locate, sessionScope, USER_NAMESPACE_PREFIX, userScope } from "./location.js";
 import { readCustomMetadata, readPartRecord, storedMetadata } from "./metadata.js";
+import { undefinedIfNotFound } from "./missing.js";
 import { optional } from "./optional.js";
 import { decodePart, encodePart, type Part } from "./part.js";
 import { fromAdkVersion, toAdkVersion } from "./version.js";
+import { type AdkArtifactWriter, mutationOf, validateWriter } from "./writer.js";
 
 /** ADK's description of one version (its `ArtifactVersion`, named through its own method). */
 export type AdkArtifactVersion = NonNullable<
   Awaited<ReturnType<BaseArtifactService["getArtifactVersion"]>>
 >;
-
-/** One put the bridge hands to an `AdkPutWriter`: where, what, and for which invocation. */
-export interface AdkPutRequest {
-  readonly key: AdkSessionKey;
-  readonly filename: string;
-  readonly scope: Scope;
-  readonly name: string;
-  readonly data: Uint8Array;
-  readonly options: PutOptions;
-  /** The tool call making the put, when it runs under `ArtifactScopePlugin`. */
-  readonly call?: InvocationBinding["call"];
-}
-
-/**
- * Performs the bridge's puts in place of a plain scoped put: the journaled writer of
- * `@artifact-kit/adk/effects` records each put's intent and receipt around the call.
- */
-export interface AdkPutWriter {
-  put(request: AdkPutRequest): Promise<ArtifactEffect>;
-}
 
 export interface AdkBridgeOptions {
   /**
@@ -64,8 +38,11 @@ export interface AdkBridgeOptions {
    * `saveInputBlobsAsArtifacts` then refers the model to it, as with ADK's GCS service.
    */
   readonly canonicalUri?: (meta: ArtifactMeta) => string | undefined;
-  /** Makes every put (default: a plain put through core's scoped capability). */
-  readonly writer?: AdkPutWriter;
+  /**
+   * Makes every put (default: a plain put through core's scoped capability), and every
+   * `deleteArtifact` when it has a `delete` (default: a plain delete of every version).
+   */
+  readonly writer?: AdkArtifactWriter;
 }
 
 /**
@@ -84,7 +61,7 @@ export function toAdkArtifactService(
 class AdkArtifactBridge implements BaseArtifactService {
   readonly #service: ArtifactService;
   readonly #canonicalUri: AdkBridgeOptions["canonicalUri"];
-  readonly #writer: AdkPutWriter | undefined;
+  readonly #writer: AdkArtifactWriter | undefined;
 
   constructor(service: ArtifactService, options: AdkBridgeOptions) {
     const { canonicalUri, writer } = validateOptionKeys(
@@ -95,35 +72,28 @@ class AdkArtifactBridge implements BaseArtifactService {
     if (canonicalUri !== undefined && typeof canonicalUri !== "function") {
       throw invalidArgument("options.canonicalUri", "must be a function of the version's record");
     }
-    if (writer !== undefined && typeof (writer as AdkPutWriter | null)?.put !== "function") {
-      throw invalidArgument("options.writer", "must have a put(request) method");
-    }
     this.#service = service;
     this.#canonicalUri = options.canonicalUri;
-    this.#writer = options.writer;
+    this.#writer = writer === undefined ? undefined : validateWriter(writer);
   }
 
   async saveArtifact(request: SaveArtifactRequest): Promise<number> {
     requireBoundKey(request);
-    const { scope, name } = locate(request, request.filename);
-    const { data, mimeType, record } = encodePart(request.artifact);
     const binding = currentBinding();
+    const mutation = mutationOf(request, binding);
+    const { data, mimeType, record } = encodePart(request.artifact);
     const options: PutOptions = {
       ...optional("mimeType", mimeType),
       metadata: storedMetadata(record, request.customMetadata),
     };
     // Core's capability (the writer's too) checks the reply (scope, name, size).
     const effect = this.#writer
-      ? await this.#writer.put({
-          key: { appName: request.appName, userId: request.userId, sessionId: request.sessionId },
-          filename: request.filename,
-          scope,
-          name,
+      ? await this.#writer.put({ ...mutation, data, options })
+      : await bindArtifacts(this.#service, mutation.scope, { allow: ["put"] }).put(
+          mutation.name,
           data,
           options,
-          ...optional("call", binding?.call),
-        })
-      : await bindArtifacts(this.#service, scope, { allow: ["put"] }).put(name, data, options);
+        );
     binding?.recordEffect?.(request.filename, effect);
     return toAdkVersion(effect.version);
   }
@@ -148,16 +118,20 @@ class AdkArtifactBridge implements BaseArtifactService {
 
   async deleteArtifact(request: DeleteArtifactRequest): Promise<void> {
     requireBoundKey(request);
-    const { scope, name } = locate(request, request.filename);
-    const record = currentBinding()?.recordEffect;
-    // A tool's delete is recorded version by version, so core's capability deletes exactly
-    // the versions it lists (and checks each record); elsewhere one delete of "all" does.
-    const deleted: Promise<unknown> = record
-      ? bindArtifacts(this.#service, scope, {
-          allow: ["delete"],
-          onEffect: (effect) => record(request.filename, effect),
-        }).delete(name, "all")
-      : this.#service.delete(scope, name, "all");
+    const binding = currentBinding();
+    const mutation = mutationOf(request, binding);
+    const record = binding?.recordEffect;
+    const onEffect = record && ((effect: ArtifactEffect) => record(request.filename, effect));
+    // A writer's delete (the journaled one) goes version by version and reports each removed
+    // version. Without one, a tool's delete is recorded version by version too, so core's
+    // capability deletes exactly the versions it lists (and checks each record); elsewhere
+    // one delete of "all" does.
+    const { scope, name } = mutation;
+    const deleted: Promise<unknown> = this.#writer?.delete
+      ? this.#writer.delete({ ...mutation, ...optional("onEffect", onEffect) })
+      : onEffect
+        ? bindArtifacts(this.#service, scope, { allow: ["delete"], onEffect }).delete(name, "all")
+        : this.#service.delete(scope, name, "all");
     // ADK's services treat deleting a missing artifact as done.
     await undefinedIfNotFound(deleted);
   }
@@ -196,14 +170,4 @@ class AdkArtifactBridge implements BaseArtifactService {
 
 function selectVersion(adkVersion: number | undefined): number | "latest" {
   return adkVersion === undefined ? "latest" : fromAdkVersion(adkVersion);
-}
-
-/** ADK's contract answers a missing artifact with `undefined`; every other failure stays an ArtifactError. */
-async function undefinedIfNotFound<T>(pending: Promise<T>): Promise<T | undefined> {
-  try {
-    return await pending;
-  } catch (error) {
-    if (isArtifactError(error, "not_found")) return undefined;
-    throw error;
-  }
 }

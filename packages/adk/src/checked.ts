@@ -63,11 +63,16 @@ export async function namesChecked(service: ArtifactService, scope: Scope): Prom
   return names;
 }
 
-/** Every version of `name` in `scope`, ascending; each page checked, each cursor forward. */
+/**
+ * Every version of `name` in `scope`, ascending; each page checked, each cursor forward.
+ * With `stopAfter`, no page is read once more than that many versions are held: a caller
+ * that refuses past a bound learns it is passed without listing everything.
+ */
 export async function versionsChecked(
   service: ArtifactService,
   scope: Scope,
   name: string,
+  stopAfter = Number.POSITIVE_INFINITY,
 ): Promise<ArtifactMeta[]> {
   const limit = service.capabilities().pagination.maxPageLimit;
   const versions: ArtifactMeta[] = [];
@@ -84,6 +89,6 @@ export async function versionsChecked(
     }
     versions.push(...page.items);
     cursor = page.nextCursor;
-  } while (cursor !== undefined);
+  } while (cursor !== undefined && versions.length <= stopAfter);
   return versions;
 }

@@ -1,6 +1,8 @@
+import { type ArtifactEffect, bindArtifacts } from "@artifact-kit/core";
 import { FsArtifactService } from "@artifact-kit/fs";
 import type { BaseArtifactService } from "@google/adk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AdkBridgeOptions } from "../src/bridge.js";
 import { CUSTOM_METADATA_KEY, PART_RECORD_KEY, toAdkArtifactService } from "../src/index.js";
 import { codeOf } from "./support/codes.js";
 import { type BridgedFs, bridgedFs, tempRoot } from "./support/subjects.js";
@@ -170,5 +172,63 @@ describe("errors", () => {
     await fs.service.close();
     expect(await codeOf(adk.loadArtifact({ ...KEY, filename: "a" }))).toBe("closed");
     expect(await codeOf(adk.deleteArtifact({ ...KEY, filename: "a" }))).toBe("closed");
+  });
+});
+
+type Writer = NonNullable<AdkBridgeOptions["writer"]>;
+
+describe("a writer", () => {
+  /** A writer doing plain puts, and logging what each call was handed. */
+  function loggingWriter(log: string[]): Writer {
+    return {
+      put: ({ scope, name, data, options }): Promise<ArtifactEffect> => {
+        log.push(`put ${scope.kind} ${name}`);
+        return bindArtifacts(fs.service, scope, { allow: ["put"] }).put(name, data, options);
+      },
+    };
+  }
+
+  it("without delete, makes the puts and leaves deleteArtifact to the bridge, as before", async () => {
+    const log: string[] = [];
+    const bridge = toAdkArtifactService(fs.service, { writer: loggingWriter(log) });
+    for (const text of ["one", "two"]) {
+      await bridge.saveArtifact({ ...KEY, filename: "user:a.txt", artifact: { text } });
+    }
+    await bridge.deleteArtifact({ ...KEY, filename: "user:a.txt" });
+    await bridge.deleteArtifact({ ...KEY, filename: "missing.txt" });
+    expect(log).toEqual(["put user a.txt", "put user a.txt"]);
+    expect((await fs.service.listVersions(USER, "a.txt")).items).toEqual([]);
+  });
+
+  it("with delete, is handed every deleteArtifact with its scope and name resolved", async () => {
+    await fs.service.put(USER, "a.txt", bytes("kept"));
+    const log: string[] = [];
+    const bridge = toAdkArtifactService(fs.service, {
+      writer: {
+        ...loggingWriter(log),
+        delete: async ({ key, filename, scope, name, call, onEffect }) => {
+          log.push(`delete ${scope.kind} ${name}`);
+          expect({ key, filename, call, onEffect }).toEqual({
+            key: KEY,
+            filename: "user:a.txt",
+            call: undefined,
+            onEffect: undefined,
+          });
+        },
+      },
+    });
+    await bridge.deleteArtifact({ ...KEY, filename: "user:a.txt" });
+    expect(log).toEqual(["delete user a.txt"]);
+    // The writer deleted nothing, and the bridge did not delete in its place.
+    expect((await fs.service.listVersions(USER, "a.txt")).items).toHaveLength(1);
+  });
+
+  it("refuses a writer without put, or with a delete that is not a function", () => {
+    const writers = [{}, null, { put: "no" }, { ...loggingWriter([]), delete: "no" }];
+    for (const writer of writers) {
+      expect(() => toAdkArtifactService(fs.service, { writer: writer as never })).toThrow(
+        expect.objectContaining({ code: "invalid_argument" }),
+      );
+    }
   });
 });

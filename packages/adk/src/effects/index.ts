@@ -11,15 +11,18 @@ import {
   type EffectHandler,
   type EffectJournal,
   type EffectRecord,
+  type JournaledArtifacts,
   journalArtifacts,
   type PutDecision,
   validateLease,
 } from "@artifact-kit/effects";
 import type { BaseArtifactService, BaseSessionService } from "@google/adk";
-import { type AdkBridgeOptions, type AdkPutRequest, toAdkArtifactService } from "../bridge.js";
+import { type AdkBridgeOptions, toAdkArtifactService } from "../bridge.js";
 import { USER_NAMESPACE_PREFIX } from "../location.js";
 import { optional } from "../optional.js";
 import { toAdkVersion } from "../version.js";
+import type { AdkDeleteRequest, AdkMutation, AdkPutRequest } from "../writer.js";
+import { DEFAULT_MAX_DELETE_VERSIONS, deleteEveryVersion } from "./deletes.js";
 import { PendingPuts } from "./pending.js";
 import { EffectCommittingSessionService } from "./session-service.js";
 
@@ -27,32 +30,39 @@ export { EffectCommittingSessionService } from "./session-service.js";
 
 export interface AdkEffectsOptions {
   journal: EffectJournal;
-  /** This runtime's id: the lease holder of every put it journals (never a reconciler's). */
+  /** This runtime's id: the lease holder of every effect it journals (never a reconciler's). */
   owner: string;
-  /** How long a put stays this runtime's before a reconciler may judge it. */
+  /** How long an effect stays this runtime's before a reconciler may judge it. */
   leaseMs: number;
   /** Most puts waiting for their event at once (default 10 000); older ones go to the reconciler. */
   maxPending?: number;
+  /**
+   * Most live versions one `deleteArtifact` removes (default 1000); a name with more is
+   * refused with quota_exceeded before anything is deleted.
+   */
+  maxDeleteVersions?: number;
 }
 
 const DEFAULT_MAX_PENDING = 10_000;
 
 /**
- * Journaled artifact writes for an ADK runtime. Every put through `artifactService()` is
- * journaled (intent, put carrying the effect id as idempotency key, applied), correlated with
- * the app, user, session and, for a tool call, its invocation and function call. The session
- * service from `sessionService(inner)` commits them once the event naming them in its
- * `artifactDelta` is appended; `handler()` settles the rest by asking the session.
+ * Journaled artifact writes for an ADK runtime. Every put and delete through
+ * `artifactService()` is journaled (intent, call, applied), correlated with the app, user,
+ * session and, for a tool call, its invocation and function call. A put carries its effect id
+ * as idempotency key; the session service from `sessionService(inner)` commits it once the
+ * event naming it in its `artifactDelta` is appended. A `deleteArtifact` is one delete effect
+ * per live version, each committed once its version is gone. `handler()` settles the rest.
  */
 export class AdkEffects {
   readonly #service: ArtifactService;
-  readonly #options: Required<Omit<AdkEffectsOptions, "maxPending">>;
+  readonly #options: Required<Omit<AdkEffectsOptions, "maxPending" | "maxDeleteVersions">>;
   readonly #pending: PendingPuts;
+  readonly #maxDeleteVersions: number;
 
   constructor(service: ArtifactService, options: AdkEffectsOptions) {
     const opts = validateOptionKeys(
       options,
-      ["journal", "owner", "leaseMs", "maxPending"],
+      ["journal", "owner", "leaseMs", "maxPending", "maxDeleteVersions"],
       "adkEffectsOptions",
     );
     if (typeof (opts.journal as EffectJournal | undefined)?.intend !== "function") {
@@ -66,13 +76,20 @@ export class AdkEffects {
         ? DEFAULT_MAX_PENDING
         : validatePositiveInteger(opts.maxPending, "maxPending"),
     );
+    this.#maxDeleteVersions =
+      opts.maxDeleteVersions === undefined
+        ? DEFAULT_MAX_DELETE_VERSIONS
+        : validatePositiveInteger(opts.maxDeleteVersions, "maxDeleteVersions");
   }
 
-  /** The bridge (`toAdkArtifactService`) with every put journaled. */
+  /** The bridge (`toAdkArtifactService`) with every put and delete journaled. */
   artifactService(options: Omit<AdkBridgeOptions, "writer"> = {}): BaseArtifactService {
     return toAdkArtifactService(this.#service, {
       ...options,
-      writer: { put: (request) => this.#put(request) },
+      writer: {
+        put: (request) => this.#put(request),
+        delete: (request) => this.#delete(request),
+      },
     });
   }
 
@@ -82,9 +99,10 @@ export class AdkEffects {
   }
 
   /**
-   * The reconciler's handler for these puts: a published orphan is committed when its session
-   * holds an event whose `artifactDelta` names it, and compensated (its version deleted)
-   * otherwise.
+   * The reconciler's handler for these effects. A published orphan put is committed when its
+   * session holds an event whose `artifactDelta` names it, and compensated (its version
+   * deleted) otherwise. An open delete is judged by its target version alone (`decide` is
+   * asked about puts only): committed if the version is gone, not_applied if it is live.
    */
   handler(
     sessionService: BaseSessionService,
@@ -97,8 +115,21 @@ export class AdkEffects {
   }
 
   async #put(request: AdkPutRequest): Promise<ArtifactEffect> {
-    const { key, call } = request;
-    const writer = journalArtifacts(this.#service, request.scope, {
+    const writer = this.#journaled(request);
+    const { effectId, effect } = await writer.put(request.name, request.data, request.options);
+    const pendingKey = PendingPuts.key(request.key, request.filename, toAdkVersion(effect.version));
+    this.#pending.add(pendingKey, { effectId, writer });
+    return effect;
+  }
+
+  async #delete(request: AdkDeleteRequest): Promise<void> {
+    const journaled = this.#journaled(request);
+    return deleteEveryVersion(this.#service, journaled, request, this.#maxDeleteVersions);
+  }
+
+  /** The journaled capability for a mutation's scope, its effects correlated with its request. */
+  #journaled({ key, call, scope }: AdkMutation): JournaledArtifacts {
+    return journalArtifacts(this.#service, scope, {
       ...this.#options,
       correlation: {
         app: key.appName,
@@ -108,10 +139,6 @@ export class AdkEffects {
         ...optional("toolCall", call?.functionCallId),
       },
     });
-    const { effectId, effect } = await writer.put(request.name, request.data, request.options);
-    const pendingKey = PendingPuts.key(key, request.filename, toAdkVersion(effect.version));
-    this.#pending.add(pendingKey, { effectId, writer });
-    return effect;
   }
 }
 
