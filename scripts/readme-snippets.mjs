@@ -81,7 +81,10 @@ export async function proveReadmeSnippets(context) {
     while (next < projects.length) {
       const project = projects[next++];
       const log = [project.title];
-      failures += await proveProject(context, project, log);
+      // Awaited first: `failures += await ...` would read the count before the await and
+      // lose what other workers added meanwhile.
+      const failed = await proveProject(context, project, log);
+      failures += failed;
       console.log(log.join("\n"));
     }
   };
