@@ -41,6 +41,7 @@ interface StagedFile extends Spare {
 /** A directory in tmp/ holding an empty first revision (`path`, open): a new effect. */
 interface StagedEffect extends StagedFile {
   readonly dir: string;
+  readonly dirHandle: FileHandle;
 }
 const REVISION_FILE = /^(\d{10})\.json$/;
 
@@ -206,10 +207,11 @@ export class FsEffectJournal extends JournalBase {
         placed = await renameUnlessTaken(staged.dir, directory);
         if (!placed) return false;
         await staged.handle.writeFile(JSON.stringify(record));
-        await Promise.all([staged.handle.sync(), syncDirectory(directory), this.#syncEffects()]);
+        await Promise.all([staged.handle.sync(), staged.dirHandle.sync(), this.#syncEffects()]);
         return true;
       } finally {
         closeInBackground(staged.handle);
+        closeInBackground(staged.dirHandle);
         if (!placed) await rm(staged.dir, { recursive: true, force: true });
       }
     });
@@ -322,25 +324,21 @@ export class FsEffectJournal extends JournalBase {
   async #stageEffect(): Promise<StagedEffect> {
     const dir = join(this.#staging, randomUUID());
     await mkdir(dir);
-    const discard = () => rm(dir, { recursive: true, force: true });
     const path = join(dir, revisionFile(1));
-    let handle: FileHandle;
+    const handles: FileHandle[] = [];
+    const discard = async () => {
+      await Promise.all(handles.map((handle) => handle.close()));
+      await rm(dir, { recursive: true, force: true });
+    };
     try {
-      handle = await open(path, "wx");
+      // The directory is held open too: the intend syncs it after renaming it into place.
+      handles.push(await open(path, "wx"), await open(dir, "r"));
     } catch (error) {
       await discard();
       throw error;
     }
-    return {
-      dir,
-      path,
-      handle,
-      madeAt: Date.now(),
-      discard: async () => {
-        await handle.close();
-        await discard();
-      },
-    };
+    const [handle, dirHandle] = handles as [FileHandle, FileHandle];
+    return { dir, dirHandle, path, handle, madeAt: Date.now(), discard };
   }
 
   async #syncEffects(): Promise<void> {
