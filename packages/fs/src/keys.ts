@@ -36,9 +36,10 @@ type FinishOutcome = "published" | "deleted";
 
 /**
  * Publishes the version a binding names, by linking the binding to `<v>.m`, unless it is
- * already published or its data is gone (deleted). A delete running at the same time removes
- * `<v>.m`, `<v>.d`, then `<v>.m` again: a link that lands after that finds the data gone on its
- * second look and takes itself back, so a deleted version never comes back.
+ * already published or its data is gone (deleted). Every caller has just placed or seen the
+ * data (`<v>.d`), so it is looked at only after the link: a delete running at the same time
+ * removes `<v>.m`, `<v>.d`, then `<v>.m` again, and a link that lands after that finds the
+ * data gone and takes itself back, so a deleted version never comes back.
  */
 export async function finishBinding(
   binding: string,
@@ -46,7 +47,6 @@ export async function finishBinding(
 ): Promise<FinishOutcome> {
   const data = versionFile(at.dir, at.version, "d");
   const meta = versionFile(at.dir, at.version, "m");
-  if (!(await pathExists(data))) return "deleted";
   try {
     await link(binding, meta);
   } catch (error) {
