@@ -133,6 +133,7 @@ export class FsEffectJournal extends JournalBase {
   readonly #trash: string;
   /** effects/, held open: every intend syncs it, and an open costs as much as the sync. */
   readonly #effectsHandle: Promise<FileHandle>;
+  readonly #unlinking = new Set<Promise<void>>();
   readonly #stagedFiles = new SpareInodes(() => this.#stageFile(), SPARE_MAX_AGE_MS);
   readonly #stagedEffects = new SpareInodes(() => this.#stageEffect(), SPARE_MAX_AGE_MS);
 
@@ -174,19 +175,28 @@ export class FsEffectJournal extends JournalBase {
   async #publish(record: EffectRecord, revision: number, durable: boolean): Promise<boolean> {
     const staged = await this.#stagedFiles.take();
     const target = this.#revisionPath(record.effectId, revision);
-    let unlinked: Promise<void> | undefined;
     try {
       await staged.handle.writeFile(JSON.stringify(record));
       const linked = await linkUnlessTaken(staged.path, target);
-      unlinked = unlink(staged.path);
       if (linked && durable) {
         await Promise.all([staged.handle.sync(), syncDirectory(dirname(target))]);
       }
       return linked;
     } finally {
       closeInBackground(staged.handle);
-      await (unlinked ?? unlink(staged.path));
+      this.#unlinkInBackground(staged.path);
     }
+  }
+
+  /**
+   * Unlinks a staged name off the caller's path: once linked (or lost to another writer)
+   * nothing reads it, and one a crash leaves behind is swept by prune. Close waits for these.
+   */
+  #unlinkInBackground(path: string): void {
+    const removal: Promise<void> = unlink(path)
+      .catch(() => {})
+      .finally(() => this.#unlinking.delete(removal));
+    this.#unlinking.add(removal);
   }
 
   /**
@@ -346,7 +356,11 @@ export class FsEffectJournal extends JournalBase {
   }
 
   protected async release(): Promise<void> {
-    await Promise.all([this.#stagedFiles.discard(), this.#stagedEffects.discard()]);
+    await Promise.all([
+      ...this.#unlinking,
+      this.#stagedFiles.discard(),
+      this.#stagedEffects.discard(),
+    ]);
     await (await this.#effectsHandle.catch(() => undefined))?.close();
   }
 }
