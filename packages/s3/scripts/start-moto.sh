@@ -18,6 +18,8 @@ readonly VERSION="5.2.5"
 readonly CACHE="${MOTO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artifact-kit}"
 readonly VENV="$CACHE/moto-$VERSION"
 readonly BIN="$VENV/bin/moto_server"
+LAUNCHER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/moto-server.py"
+readonly LAUNCHER
 readonly SERVER_NAME="moto_server $VERSION"
 readonly STATE="${MOTO_STATE_DIR:-$CACHE/moto/run}/moto.env"
 readonly ENDPOINT_VAR=S3_ENDPOINT PID_VAR=MOTO_PID WAIT_TENTHS=200
@@ -40,8 +42,9 @@ answers() {
     .then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "$1"
 }
 
+# moto's own server, through a launcher that makes each object write atomic (see it).
 launch() {
-  exec nohup "$BIN" -H 127.0.0.1 -p "$1"
+  exec nohup "$VENV/bin/python" "$LAUNCHER" -H 127.0.0.1 -p "$1"
 }
 
 # shellcheck source=../../../scripts/lib/test-server.sh
