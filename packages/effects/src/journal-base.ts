@@ -260,7 +260,7 @@ export abstract class JournalBase implements EffectJournal {
       if (stored === undefined) throw notFound(`effect ${id}`, { effectId: id });
       const changed = next(stored.record, this.clock());
       if (changed === stored.record) return changed;
-      if (await this.#swapHeld(stored, changed)) return changed;
+      if (await this.#swapAndHold(stored, changed)) return changed;
     }
     throw overloaded(
       `effect ${id} kept changing under this write`,
@@ -281,10 +281,10 @@ export abstract class JournalBase implements EffectJournal {
       return undefined; // refused on the remembered copy: judged again on a fresh read
     }
     if (changed === held.record) return undefined;
-    return (await this.#swapHeld(held, changed)) ? changed : undefined;
+    return (await this.#swapAndHold(held, changed)) ? changed : undefined;
   }
 
-  async #swapHeld(stored: Stored, changed: EffectRecord): Promise<boolean> {
+  async #swapAndHold(stored: Stored, changed: EffectRecord): Promise<boolean> {
     const { record, revision } = stored;
     const won = await this.swap(
       record.effectId,

@@ -112,6 +112,28 @@ export function describeEffectJournal(
         expect(await journal.get("e1")).toEqual(first);
       }));
 
+    it("of concurrent intents with one effect id, exactly one is recorded", () =>
+      withJournal(async ({ journal, peer }) => {
+        for (let round = 0; round < 20; round++) {
+          const id = `race-${round}`;
+          const outcomes = await Promise.allSettled(
+            [journal, peer, journal, peer].map((handle, i) =>
+              handle.intend(intent(id, { name: `writer-${i}` }), LEASE),
+            ),
+          );
+          const won = outcomes.flatMap((outcome) =>
+            outcome.status === "fulfilled" ? [outcome.value] : [],
+          );
+          expect(won.length, `round ${round}`).toBe(1);
+          for (const outcome of outcomes) {
+            if (outcome.status === "rejected") {
+              expect(isArtifactError(outcome.reason, "invalid_argument")).toBe(true);
+            }
+          }
+          expect(await peer.get(id)).toEqual(won[0]);
+        }
+      }));
+
     // A journal may remember what it wrote last to spare its next change a read; a change
     // made meanwhile through another handle must still win over that memory.
     it("judges every change on the stored record, not on what this handle wrote last", () =>
