@@ -45,6 +45,9 @@ export async function publish(
   staged: Promise<void>,
   deadline: Deadline = staging.request.deadline,
 ): Promise<ArtifactMeta> {
+  // The key's look-up runs while the data is staged: a staging failure meanwhile must not
+  // count as unhandled (it would end the process). publishNew and dropStaged still see it.
+  staged.catch(() => {});
   const keyed = keyedPut(staging);
   const binding = keyed && keyFile(staging.scopeDirs, staging.nameDirs.digest, keyed.key);
   const nameAt = {
@@ -52,9 +55,14 @@ export async function publish(
     name: staging.request.name,
     dir: staging.nameDirs.dir,
   };
-  const answerBound = async (bound: ArtifactMeta): Promise<ArtifactMeta> => {
+  // The data being staged is not needed when the key is already bound, or its look-up
+  // failed: it is waited for, then removed.
+  const dropStaged = async () => {
     await Promise.allSettled([staged]);
     await removeQuietly(staging.dataStage);
+  };
+  const answerBound = async (bound: ArtifactMeta): Promise<ArtifactMeta> => {
+    await dropStaged();
     return publisher.keys.replay(
       binding as string,
       bound,
@@ -64,7 +72,10 @@ export async function publish(
     );
   };
   if (keyed && binding) {
-    const bound = await publisher.keys.read(binding, nameAt, keyed.key);
+    const bound = await publisher.keys.read(binding, nameAt, keyed.key).catch(async (error) => {
+      await dropStaged();
+      throw error;
+    });
     if (bound) return answerBound(bound);
   }
   const outcome = await publishNew(publisher, staging, staged, deadline, binding);

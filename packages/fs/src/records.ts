@@ -1,6 +1,12 @@
 import type { FileHandle } from "node:fs/promises";
 import { type ArtifactErrorDetail, corruptArtifact } from "@artifact-kit/core";
-import { openForRead, readExactly, readStoreDirectory, releaseInBackground } from "./io.js";
+import {
+  errorCode,
+  openForRead,
+  readExactly,
+  readStoreDirectory,
+  releaseInBackground,
+} from "./io.js";
 
 // Checked reads of the store's own files and directories: every surprise (a foreign file
 // type, an oversized record, bytes that are not UTF-8 JSON) is corrupt_artifact.
@@ -37,6 +43,9 @@ export function parseFormatRecord(
 }
 
 /** Opens a regular file without following links, with its size; undefined if absent. */
+/** What opening a store file without following links fails with when it is no regular file. */
+const NOT_A_REGULAR_FILE = new Set(["ELOOP", "EISDIR", "ENOTDIR", "ENXIO"]);
+
 export async function openChecked(
   path: string,
   what: string,
@@ -46,6 +55,10 @@ export async function openChecked(
   try {
     handle = await openForRead(path);
   } catch (error) {
+    // Something else than a regular file sits there (a symbolic link, a directory in the
+    // path): the store is corrupt. Any other failure (EIO, EMFILE, EACCES) is the disk's or
+    // the process's, and says nothing about the store's contents.
+    if (!NOT_A_REGULAR_FILE.has(errorCode(error) ?? "")) throw error;
     throw corruptArtifact(`${what} cannot be opened as a regular file`, detail, error);
   }
   if (!handle) return undefined;
