@@ -4,9 +4,10 @@ import { testOnlyNameOrder } from "../../src/name-order.js";
 import { CrashFs, type CutMode, crashfsBinary } from "./crashfs.js";
 import { runTrial, type TrialResult } from "./trial.js";
 
-// Power-loss trials: a writer puts, uploads and deletes through crashfs, the power is cut at
-// a random mutating operation, and the store reopened on what the disk kept must hold every
-// acknowledged put, whole (see trial.ts). Replay one trial with
+// Power-loss trials: a writer puts (half of its whole puts with an idempotency key), uploads
+// and deletes through crashfs, the power is cut at a random mutating operation, and the store
+// reopened on what the disk kept must hold every acknowledged put, whole, and answer every
+// keyed put's retry as its key says (see trial.ts). Replay one trial with
 //   POWER_LOSS_MODE=subset POWER_LOSS_SEED=<seed> \
 //     node scripts/pnpm.mjs --filter @artifact-kit/fs run test:power-loss
 // and a whole run with POWER_LOSS_FIRST_SEED (printed with each mode's summary).
@@ -97,7 +98,8 @@ describe.each(["drop", "subset"] as const)("power cuts, %s mode", (mode) => {
       // on runs large enough for the shares to be stable).
       const inFlight = summary(results).inFlight;
       if (REPLAY_SEED === undefined && TRIALS >= 20) {
-        expect(inFlight.put ?? 0).toBeGreaterThan(TRIALS / 10);
+        expect((inFlight.put ?? 0) + (inFlight["put:keyed"] ?? 0)).toBeGreaterThan(TRIALS / 10);
+        expect(inFlight["put:keyed"] ?? 0).toBeGreaterThan(TRIALS / 40);
         expect(inFlight.upload ?? 0).toBeGreaterThan(TRIALS / 10);
         // Large uploads are rare by design (3% of uploads): not asserted per run, but
         // counted in the summary as "upload:large".

@@ -14,6 +14,8 @@ const MiB = 1024 * 1024;
 /** Above the 8 MiB after which a streamed upload flushes in the background. */
 export const LARGE_UPLOAD_BYTES = 9 * MiB;
 const LARGE_UPLOAD_SHARE = 0.03;
+/** Whole puts that carry an idempotency key. */
+const KEYED_PUT_SHARE = 0.5;
 
 export type Step =
   | {
@@ -25,6 +27,8 @@ export type Step =
       size: number;
       /** Chunk sizes of a streamed upload; absent for a plain put. */
       chunks?: number[];
+      /** The idempotency key of a whole put that has one. */
+      key?: string;
     }
   | {
       op: "delete";
@@ -49,6 +53,8 @@ export function seededRandom(seed: number): () => number {
 export function writerScript(seed: number): Step[] {
   const random = seededRandom(seed);
   const large = seededRandom(seed ^ 0x1a96e);
+  // Keys are drawn from a generator of their own too: the steps stay as they were without.
+  const keyed = seededRandom(seed ^ 0x6b3d);
   const below = (n: number) => Math.floor(random() * n);
   const steps: Step[] = [];
   const putTo: { scope: number; name: string }[] = [];
@@ -79,6 +85,8 @@ export function writerScript(seed: number): Step[] {
           step.chunks = [];
           for (let left = step.size; left > 0; left -= MiB) step.chunks.push(Math.min(left, MiB));
         }
+      } else if (keyed() < KEYED_PUT_SHARE) {
+        step.key = `key-${step.tag}`;
       }
       steps.push(step);
     } else {

@@ -11,7 +11,14 @@ import {
   seededRandom,
   writerScript,
 } from "./script.js";
-import { keyOf, Model, type ResolvedStep, runWriter } from "./writer.js";
+import {
+  keyOf,
+  Model,
+  putOptions,
+  type ResolvedStep,
+  runWriter,
+  type WriterResult,
+} from "./writer.js";
 
 /** One power-loss trial: its seed, what happened, and every property it found broken. */
 export interface TrialResult {
@@ -77,6 +84,7 @@ export async function runTrial(
   try {
     await checkState(service, model, written.inFlight, puts, violations);
     await checkRepair(service, root, violations);
+    await checkKeyedRetries(service, model, steps, written, violations);
     await checkNoReuse(service, model, [...puts.values()], violations);
   } finally {
     await service.close();
@@ -108,7 +116,7 @@ function pickCut(boundaries: readonly number[], random: () => number): number {
 
 function stepKind(step: ResolvedStep): string {
   if (step.op === "put") {
-    if (!step.chunks) return "put";
+    if (!step.chunks) return step.key === undefined ? "put" : "put:keyed";
     return step.size >= LARGE_UPLOAD_BYTES ? "upload:large" : "upload";
   }
   return `delete:${step.selector}`;
@@ -206,6 +214,60 @@ async function checkRepair(service: FsArtifactService, root: string, violations:
       violations.push(`garbage: ${path} unpublished`);
     if (path.endsWith(".m") && !(present.has(`${base}d`) && present.has(`${base}r`))) {
       violations.push(`torn: ${path} without its data or reservation`);
+    }
+  }
+}
+
+/**
+ * Every keyed put retried after reopening gets what its key says: an acknowledged put's
+ * version while it is live, not_found once an acknowledged delete removed it; the put the cut
+ * hit gets the version it published (or, if none became visible, one new version) and never
+ * not_found, as its key was never acknowledged as spent.
+ */
+async function checkKeyedRetries(
+  service: FsArtifactService,
+  model: Model,
+  steps: readonly Step[],
+  written: WriterResult,
+  violations: string[],
+) {
+  const inFlight = written.inFlight;
+  for (const [index, step] of steps.entries()) {
+    if (step.op !== "put" || step.key === undefined || index > written.acknowledged) continue;
+    const key = keyOf(step);
+    const scope = SCOPES[step.scope] as (typeof SCOPES)[number];
+    const where = `keyed put ${step.tag} (${key})`;
+    const acked = [...model.tags].find(([, tag]) => tag === step.tag)?.[0];
+    const version = acked === undefined ? undefined : Number(acked.split("@").at(-1));
+    const cutHit = index === written.acknowledged;
+    if (cutHit && inFlight?.op !== "put") continue;
+    const maybeDeleted =
+      version !== undefined &&
+      inFlight?.op === "delete" &&
+      keyOf(inFlight) === key &&
+      inFlight.targets.includes(version);
+    const visible = (await service.listVersions(scope, step.name)).items;
+    const published = visible.find((meta) => meta.idempotencyKey === step.key)?.version;
+    let got: number | undefined;
+    try {
+      got = (await service.put(scope, step.name, payload(step), putOptions(step))).version;
+    } catch (error) {
+      if (!(isArtifactError(error) && error.code === "not_found")) {
+        violations.push(`keyed: retry of ${where} fails: ${String(error)}`);
+        continue;
+      }
+    }
+    if (cutHit) {
+      if (got === undefined) violations.push(`keyed: retry of ${where}, cut short, is not_found`);
+      else if (published !== undefined && got !== published) {
+        violations.push(`keyed: retry of ${where} got v${got}, not the published v${published}`);
+      }
+    } else if (version !== undefined && model.versions(key).includes(version)) {
+      if (got !== version && !(maybeDeleted && got === undefined)) {
+        violations.push(`keyed: retry of ${where} got ${got ?? "not_found"}, not v${version}`);
+      }
+    } else if (got !== undefined && !maybeDeleted) {
+      violations.push(`keyed: retry of ${where}, deleted, published v${got} again`);
     }
   }
 }

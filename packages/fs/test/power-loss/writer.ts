@@ -52,6 +52,14 @@ function resolveDelete(step: Extract<Step, { op: "delete" }>, model: Model): Res
     : { ...step, targets: [picked], selected: picked };
 }
 
+/** A whole put's options: its tag, and its key when it has one. */
+export function putOptions(step: Extract<Step, { op: "put" }>) {
+  return {
+    metadata: { tag: step.tag },
+    ...(step.key === undefined ? {} : { idempotencyKey: step.key }),
+  };
+}
+
 async function upload(
   service: FsArtifactService,
   scope: Scope,
@@ -91,9 +99,7 @@ export async function runWriter(
       if (resolved.op === "put") {
         const meta = resolved.chunks
           ? await upload(service, scope, resolved)
-          : await service.put(scope, resolved.name, payload(resolved), {
-              metadata: { tag: resolved.tag },
-            });
+          : await service.put(scope, resolved.name, payload(resolved), putOptions(resolved));
         if (meta.version <= (model.highWater.get(key) ?? 0)) {
           violations.push(`reused: put ${resolved.tag} got version ${meta.version} of ${key}`);
         }
