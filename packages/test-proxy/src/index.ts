@@ -5,3 +5,4 @@ export {
   type FaultProxyOptions,
   type SeenRequest,
 } from "./fault-proxy.js";
+export { type ArmedFault, type TcpFault, TcpFaultProxy } from "./tcp-fault-proxy.js";
