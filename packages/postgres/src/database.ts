@@ -4,7 +4,8 @@ import {
   type Deadline,
   unavailable,
 } from "@artifact-kit/core";
-import type { Pool, PoolClient, QueryResultRow } from "pg";
+import type { Pool, QueryResultRow } from "pg";
+import { ClientLoan, sqlState, withClient } from "./client-loan.js";
 import type { Statement } from "./statements.js";
 
 // Every statement runs on a checked-out client whose backend is cancelled (pg_cancel_backend,
@@ -43,40 +44,37 @@ export class Database {
   ): Promise<Row[]> {
     deadline.check();
     const signal = deadline.toSignal();
-    const client = await this.#connect(deadline, signal);
+    const loan = await this.#connect(deadline, signal, operation);
     let cancelled = false;
     const cancel = () => {
       cancelled = true;
-      void this.#cancelBackend(client);
+      // pg knows its backend's pid but does not declare it.
+      void this.#cancelBackend((loan.client as unknown as { processID?: unknown }).processID);
     };
     signal?.addEventListener("abort", cancel, { once: true });
-    let broken: unknown;
-    // A backend terminated while the client is checked out surfaces as the query's error;
-    // without a listener, the client's own 'error' event would crash the process.
-    const onClientError = (error: unknown) => {
-      broken = error;
-    };
-    client.on("error", onClientError);
     try {
       if (signal?.aborted) cancel();
       deadline.check();
       const remaining = remainingMs(deadline);
       const filled = values.map((value) => (value === REMAINING_MS ? remaining : value));
-      const result = await client.query<Row>({ ...statement, values: filled });
+      const result = await loan.client.query<Row>({ ...statement, values: filled });
       return result.rows;
     } catch (error) {
-      if (!isSqlError(error)) broken = error;
+      loan.noteFailure(error);
       throw this.#map(error, deadline, operation, cancelled, failure);
     } finally {
       signal?.removeEventListener("abort", cancel);
-      client.removeListener("error", onClientError);
-      client.release(cancelled ? true : (broken as Error | undefined));
+      loan.release(cancelled);
     }
   }
 
-  async #connect(deadline: Deadline, signal: AbortSignal | undefined): Promise<PoolClient> {
-    const connecting = this.#pool.connect();
-    if (!signal) return this.#wrapConnect(connecting);
+  async #connect(
+    deadline: Deadline,
+    signal: AbortSignal | undefined,
+    operation: string,
+  ): Promise<ClientLoan> {
+    const borrowing = ClientLoan.borrow(this.#pool.connect(), operation);
+    if (!signal) return borrowing;
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(deadline.failure() ?? deadlineFailure(deadline));
@@ -84,11 +82,11 @@ export class Database {
       else signal.addEventListener("abort", onAbort, { once: true });
     });
     try {
-      return await Promise.race([this.#wrapConnect(connecting), aborted]);
+      return await Promise.race([borrowing, aborted]);
     } catch (error) {
       // A connection that arrives after the request gave up goes straight back.
-      connecting.then(
-        (client) => client.release(),
+      borrowing.then(
+        (loan) => loan.release(),
         () => undefined,
       );
       throw error;
@@ -97,18 +95,12 @@ export class Database {
     }
   }
 
-  async #wrapConnect(connecting: Promise<PoolClient>): Promise<PoolClient> {
-    try {
-      return await connecting;
-    } catch (error) {
-      throw asArtifactError(error, "connect");
-    }
-  }
-
-  async #cancelBackend(client: PoolClient): Promise<void> {
-    const pid = (client as unknown as { processID?: unknown }).processID;
+  /** Cancels the statement running on backend `pid`, from another connection of the pool. */
+  async #cancelBackend(pid: unknown): Promise<void> {
     if (typeof pid !== "number") return;
-    await this.#pool.query("SELECT pg_cancel_backend($1)", [pid]).catch(() => undefined);
+    await withClient(this.#pool, "cancel", (client) =>
+      client.query("SELECT pg_cancel_backend($1)", [pid]),
+    ).catch(() => undefined);
   }
 
   #map(
@@ -134,18 +126,6 @@ export class Database {
 function remainingMs(deadline: Deadline): number | null {
   const remaining = deadline.remainingMs();
   return remaining === undefined ? null : Math.max(0, Math.floor(remaining));
-}
-
-/** The SQLSTATE of an error the server sent, or undefined (a broken connection, ...). */
-export function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-}
-
-/** The server reported an error of its own; the connection itself is still good. */
-function isSqlError(error: unknown): boolean {
-  const code = sqlState(error);
-  return code !== undefined && !code.startsWith("08") && !code.startsWith("57P");
 }
 
 /**

@@ -1,4 +1,4 @@
-import { asArtifactError, corruptArtifact, invalidArgument } from "@artifact-kit/core";
+import { corruptArtifact, invalidArgument } from "@artifact-kit/core";
 import {
   applyClaim,
   type ClaimRequest,
@@ -8,6 +8,7 @@ import {
   type Stored,
 } from "@artifact-kit/effects/backend";
 import type { Pool, PoolClient } from "pg";
+import { withClient, withTransaction } from "./client-loan.js";
 import { DEFAULT_SCHEMA, quoteSchema, resolvePool } from "./config.js";
 import { expectMigrated, migrate } from "./migrate.js";
 
@@ -84,12 +85,11 @@ export class PostgresEffectJournal extends JournalBase {
     return new PostgresEffectJournal(pool, schema, options.clock);
   }
 
+  /** One statement on a client of our own loan (see client-loan.ts), not pool.query. */
   async #query<Row>(operation: string, sql: string, values: unknown[]): Promise<Row[]> {
-    try {
-      return (await this.#pool.query(sql, values)).rows as Row[];
-    } catch (error) {
-      throw asArtifactError(error, `effect journal ${operation}`);
-    }
+    return withClient(this.#pool, `effect journal ${operation}`, async (client) => {
+      return (await client.query(sql, values)).rows as Row[];
+    });
   }
 
   protected async create(record: EffectRecord): Promise<boolean> {
@@ -181,40 +181,32 @@ export class PostgresEffectJournal extends JournalBase {
    * them in the same transaction: no two claims ever take the same effect.
    */
   protected override async claim(claim: ClaimRequest): Promise<EffectRecord[]> {
-    let client: PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw asArtifactError(error, "effect journal claim");
-    }
-    try {
-      await client.query("BEGIN");
-      const now = this.clock();
-      const locked = await client.query<{ effect_id: string; record: string }>(
-        `SELECT effect_id, record FROM ${this.#table}
-         WHERE phase IN ${OPEN_PHASES} AND lease_expires_at <= $1 AND attempts < $2
-         ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
-        [now, claim.maxAttempts, claim.limit],
+    return withTransaction(this.#pool, "effect journal claim", (client) =>
+      this.#lockAndLease(client, claim),
+    );
+  }
+
+  /** The claim's statements, in its transaction. */
+  async #lockAndLease(client: PoolClient, claim: ClaimRequest): Promise<EffectRecord[]> {
+    const now = this.clock();
+    const locked = await client.query<{ effect_id: string; record: string }>(
+      `SELECT effect_id, record FROM ${this.#table}
+       WHERE phase IN ${OPEN_PHASES} AND lease_expires_at <= $1 AND attempts < $2
+       ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      [now, claim.maxAttempts, claim.limit],
+    );
+    const claimed: EffectRecord[] = [];
+    for (const row of locked.rows) {
+      const record = parseRecord(row.effect_id, row.record);
+      if (!isClaimable(record, claim, now)) continue;
+      const next = applyClaim(record, claim, now);
+      await client.query(
+        `UPDATE ${this.#table} SET revision = revision + 1, phase = $2, lease_expires_at = $3,
+           attempts = $4, updated_at = $5, record = $6 WHERE effect_id = $1`,
+        [row.effect_id, ...columns(next)],
       );
-      const claimed: EffectRecord[] = [];
-      for (const row of locked.rows) {
-        const record = parseRecord(row.effect_id, row.record);
-        if (!isClaimable(record, claim, now)) continue;
-        const next = applyClaim(record, claim, now);
-        await client.query(
-          `UPDATE ${this.#table} SET revision = revision + 1, phase = $2, lease_expires_at = $3,
-             attempts = $4, updated_at = $5, record = $6 WHERE effect_id = $1`,
-          [row.effect_id, ...columns(next)],
-        );
-        claimed.push(next);
-      }
-      await client.query("COMMIT");
-      return claimed;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw asArtifactError(error, "effect journal claim");
-    } finally {
-      client.release();
+      claimed.push(next);
     }
+    return claimed;
   }
 }

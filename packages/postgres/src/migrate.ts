@@ -1,5 +1,6 @@
-import { asArtifactError, unavailable } from "@artifact-kit/core";
+import { unavailable } from "@artifact-kit/core";
 import type { Pool, PoolClient } from "pg";
+import { withClient, withTransaction } from "./client-loan.js";
 import { DEFAULT_SCHEMA, quoteSchema, resolvePool } from "./config.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
@@ -20,41 +21,41 @@ export async function migrate(
   schema: string = DEFAULT_SCHEMA,
 ): Promise<MigrationReport> {
   const quoted = quoteSchema(schema);
-  const client = await connect(resolvePool(pool));
-  try {
-    await client.query("BEGIN");
-    await expectUtf8(client);
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
-      `artifact-kit:${schema}`,
+  return withTransaction(resolvePool(pool), "migrate", (client) =>
+    applyMissing(client, schema, quoted),
+  );
+}
+
+/** Applies the missing migrations, in order, in the caller's transaction. */
+async function applyMissing(
+  client: PoolClient,
+  schema: string,
+  quoted: string,
+): Promise<MigrationReport> {
+  await expectUtf8(client);
+  await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+    `artifact-kit:${schema}`,
+  ]);
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS ${quoted}.migrations (version integer PRIMARY KEY,
+      description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  const from = await appliedVersion(client, quoted);
+  if (from > SCHEMA_VERSION) throw newerSchema(schema, from);
+  for (const migration of MIGRATIONS.filter((candidate) => candidate.version > from)) {
+    await client.query(migration.sql(quoted));
+    await client.query(`INSERT INTO ${quoted}.migrations (version, description) VALUES ($1, $2)`, [
+      migration.version,
+      migration.description,
     ]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${quoted}.migrations (version integer PRIMARY KEY,
-        description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
-    const from = await appliedVersion(client, quoted);
-    if (from > SCHEMA_VERSION) throw newerSchema(schema, from);
-    for (const migration of MIGRATIONS.filter((candidate) => candidate.version > from)) {
-      await client.query(migration.sql(quoted));
-      await client.query(
-        `INSERT INTO ${quoted}.migrations (version, description) VALUES ($1, $2)`,
-        [migration.version, migration.description],
-      );
-    }
-    await client.query("COMMIT");
-    return Object.freeze({ schema, from, to: SCHEMA_VERSION });
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw asArtifactError(error, "migrate");
-  } finally {
-    client.release();
   }
+  return Object.freeze({ schema, from, to: SCHEMA_VERSION });
 }
 
 /** Fails unless the schema exists at exactly this package's version. */
 export async function expectMigrated(pool: Pool, schema: string): Promise<void> {
-  const client = await connect(pool);
-  try {
+  await withClient(pool, "open", async (client) => {
     await expectUtf8(client);
     const exists = await client.query<{ found: boolean }>(
       "SELECT to_regclass($1) IS NOT NULL AS found",
@@ -68,19 +69,7 @@ export async function expectMigrated(pool: Pool, schema: string): Promise<void> 
           "run migrate() or open with { migrate: true }",
       );
     }
-  } catch (error) {
-    throw asArtifactError(error, "open");
-  } finally {
-    client.release();
-  }
-}
-
-async function connect(pool: Pool): Promise<PoolClient> {
-  try {
-    return await pool.connect();
-  } catch (error) {
-    throw asArtifactError(error, "connect");
-  }
+  });
 }
 
 async function appliedVersion(client: PoolClient, quoted: string): Promise<number> {

@@ -5,8 +5,9 @@ import {
   type ParsedPublication,
   replayIdempotentPut,
 } from "@artifact-kit/core/adapter";
+import { sqlState } from "./client-loan.js";
 import type { PostgresConfig } from "./config.js";
-import { type Failure, sqlState } from "./database.js";
+import type { Failure } from "./database.js";
 import { storedInteger, toMeta, type VersionRow } from "./rows.js";
 
 // What put_artifact and publish_upload (migrations.ts) take beside the bytes, and how their

@@ -70,8 +70,12 @@ function texts(s: string) {
         WHERE u.content_id = $1 RETURNING u.content_id)
       INSERT INTO ${s}.blocks (content_id, block_index, data)
       SELECT touched.content_id, $2, $3 FROM touched RETURNING block_index`,
-    discardUpload: `WITH gone AS (DELETE FROM ${s}.uploads u WHERE u.content_id = $1)
-      DELETE FROM ${s}.blocks b WHERE b.content_id = $1`,
+    // Removes the blocks only with the upload's own row. A publish that committed although
+    // its reply was lost has taken that row, and its version owns the blocks now; a publish
+    // still running holds the row's lock, so this waits for it and then sees which won.
+    discardUpload: `WITH gone AS (DELETE FROM ${s}.uploads u WHERE u.content_id = $1
+        RETURNING u.content_id)
+      DELETE FROM ${s}.blocks b WHERE b.content_id IN (SELECT content_id FROM gone)`,
     // One batch of uploads whose lease ran out, removed with their staged blocks.
     repairBatch: `WITH expired AS (
         DELETE FROM ${s}.uploads u WHERE u.content_id IN (

@@ -52,6 +52,7 @@ export class StagedUpload implements UploadTarget {
   async discard(): Promise<void> {
     const { database, sql, contentId } = this.#input;
     // Not under the upload's deadline: a timed-out upload must still remove what it staged.
+    // After a publish whose answer was lost this removes nothing if the publish committed.
     await database.query(Deadline.none, "upload discard", sql.discardUpload, [contentId]);
   }
 
