@@ -5,4 +5,5 @@ export {
   type FaultProxyOptions,
   type SeenRequest,
 } from "./fault-proxy.js";
+export { seededRandom } from "./seeded-random.js";
 export { type ArmedFault, type TcpFault, TcpFaultProxy } from "./tcp-fault-proxy.js";

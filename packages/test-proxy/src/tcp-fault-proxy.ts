@@ -49,6 +49,8 @@ export class TcpFaultProxy {
   connections = 0;
   /** Faults that struck, refusals included. */
   faultsStruck = 0;
+  /** Client bytes forwarded to the server, over all connections: to place faults within an operation. */
+  clientBytes = 0;
   readonly #server: Server;
   readonly #target: { readonly host: string; readonly port: number };
   readonly #links = new Set<Link>();
@@ -178,6 +180,7 @@ export class TcpFaultProxy {
   /** Sends client bytes on, and tells every armed trigger they passed. */
   #forward(link: Link, bytes: Buffer): void {
     if (bytes.length === 0 || link.server.destroyed) return;
+    this.clientBytes += bytes.length;
     for (const armed of this.#armed) armed.trigger.passed(link, bytes);
     if (!link.server.write(bytes)) {
       link.client.pause();
