@@ -214,12 +214,18 @@ export class TcpFaultProxy {
   #cut(link: Link): void {
     this.#links.delete(link);
     link.client.destroy();
-    link.server.destroy();
+    closeAfterFlush(link.server);
   }
 
   #reset(link: Link): void {
     this.#links.delete(link);
     link.client.resetAndDestroy();
-    link.server.destroy();
+    closeAfterFlush(link.server);
   }
+}
+
+/** Ends a socket once what was written to it is out: forwarded bytes do reach the server. */
+function closeAfterFlush(socket: Socket): void {
+  if (socket.destroyed) return;
+  socket.end(() => socket.destroy());
 }

@@ -25,8 +25,9 @@ export function afterClientBytes(count: number): Trigger {
 }
 
 /**
- * Strikes where `text` (as bytes) first appears in one connection's client stream, even split
- * across chunks: the bytes before the match pass, the fault meets the match itself.
+ * Strikes where `text` (as bytes) first appears in one connection's client stream: the bytes
+ * before the match pass, the fault meets the match itself. A match split across chunks is
+ * found where it completes; its first part has passed by then.
  */
 export function atClientText(text: string): Trigger {
   const needle = Buffer.from(text);
