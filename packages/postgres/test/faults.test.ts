@@ -67,6 +67,11 @@ async function running(fn: string): Promise<number> {
   return found.rowCount ?? 0;
 }
 
+/** Polls until no backend of ours runs `fn` (or gives up, leaving the caller's check to fail). */
+async function settled(fn: string): Promise<void> {
+  for (let tries = 0; tries < 200 && (await running(fn)) > 0; tries++) await sleep(25);
+}
+
 /** Staged uploads and blocks that belong to no version: what a fault must never leave. */
 async function leftovers(): Promise<{ uploads: number; orphans: number }> {
   const s = `"${subject.schema}"`;
@@ -157,6 +162,9 @@ describe("deadlines and signals cancel the running statement", () => {
       "timeout",
     );
     expect(Date.now() - started).toBeLessThan(5_000);
+    // pg rejects on the server's error message, a moment before the backend reports itself
+    // idle: wait for that, not for a time.
+    await settled("put_artifact");
     expect(await running("put_artifact")).toBe(0);
     await release();
     expect(await versionsOf("slow")).toEqual([1]);
@@ -173,7 +181,7 @@ describe("deadlines and signals cancel the running statement", () => {
     controller.abort();
     expect([await put, await del]).toEqual(["aborted", "aborted"]);
     // The server's statements were cancelled, not only the client's waits.
-    for (let tries = 0; tries < 40 && (await running("_artifact")) > 0; tries++) await sleep(25);
+    await settled("_artifact");
     expect(await running("_artifact")).toBe(0);
     await release();
     expect(await versionsOf("aborted")).toEqual([1]);
