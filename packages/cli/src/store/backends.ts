@@ -9,6 +9,8 @@ export const importModule: ImportModule = (specifier) => import(specifier);
 export interface BackendContext {
   /** fs: create the root directory when it is missing (commands that write). */
   create: boolean;
+  /** Only reads follow: open without writing (see OpenStoreOptions.readOnly). */
+  readOnly: boolean;
   /** gcs: the API endpoint of an emulator such as fake-gcs-server. */
   gcsEndpoint: string | undefined;
 }
