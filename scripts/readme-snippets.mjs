@@ -71,7 +71,7 @@ export function readmeSnippets(markdown) {
  * network), each one's lines printed together when it ends. Returns the failed steps.
  *
  * `context`: { work, readmes: [{ dir, name, markdown }], dependencies(dir, install),
- * overrides(dependencies), tsconfig, env, concurrency }.
+ * overrides(dependencies), oldestTypeScript(dir), tsconfig, env, concurrency }.
  */
 export async function proveReadmeSnippets(context) {
   const projects = context.readmes.flatMap((readme) => projectsOf(readme));
@@ -141,7 +141,11 @@ async function proveProject(context, { dir, install, snippets }, log) {
       private: true,
       type: "module",
       dependencies,
-      devDependencies: { "@types/node": "20.19.43", typescript: "7.0.2" },
+      devDependencies: {
+        "@types/node": "20.19.43",
+        typescript: "7.0.2",
+        "typescript-oldest": `npm:typescript@${context.oldestTypeScript(dir)}`,
+      },
       overrides: context.overrides(dependencies),
     }),
   );
@@ -164,6 +168,10 @@ async function proveProject(context, { dir, install, snippets }, log) {
     // The package installs before this fetched everything: the cache answers without asking.
     (await step(`npm install ${install.join(" ")}`, () =>
       run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], project),
+    )) &&
+    // The oldest TypeScript the package claims: a snippet is what a user on it copies.
+    (await step(`type-check with TypeScript ${context.oldestTypeScript(dir)}`, () =>
+      run("node", ["node_modules/typescript-oldest/bin/tsc", "-p", ".", "--noEmit"], project),
     )) &&
     (await step("type-check and emit with TypeScript 7", () =>
       run("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),

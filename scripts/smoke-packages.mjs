@@ -339,6 +339,12 @@ failures += await proveReadmeSnippets({
     Object.fromEntries(
       Object.entries(artifactKitOverrides()).filter(([name]) => !(name in dependencies)),
     ),
+  // The newest of the package's oldest TypeScripts (5.7 where a peer's declarations need it).
+  oldestTypeScript: (dir) =>
+    (VARIANTS[dir] ?? DEFAULT_VARIANTS)
+      .map((variant) => variant.oldestTypeScript)
+      .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+      .at(-1),
   // The snippets are checked, not the libraries' own declarations (see adk above).
   tsconfig: { ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, skipLibCheck: true } },
   env: programEnvironment(),
