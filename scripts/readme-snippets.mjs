@@ -10,12 +10,13 @@ const execFileAsync = promisify(execFile);
 // - a ```ts check block is type-checked only (its first line says why it cannot run here,
 //   e.g. it needs real cloud credentials or runs inside a test runner);
 // - a ```sh block with an `npm install` line is the install line of every snippet after it,
-//   until the next one: the snippet's project installs exactly those packages.
+//   until the next one: the snippet's project installs exactly those packages;
+// - a ```sh session block is part of the README's shell session (see readme-sessions.mjs).
 
-const FENCE = /^```([^\n`]*)\n([\s\S]*?)^```[ \t]*$/gm;
+export const FENCE = /^```([^\n`]*)\n([\s\S]*?)^```[ \t]*$/gm;
 
 /** Packages named by the `npm install` lines of one ```sh block, flags left out. */
-function installedPackages(shell) {
+export function installedPackages(shell) {
   const packages = [];
   for (const line of shell.split("\n")) {
     const match = /^\s*npm install\b(.*)$/.exec(line.replace(/\s#.*$/, ""));
