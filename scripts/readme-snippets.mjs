@@ -10,12 +10,13 @@ const execFileAsync = promisify(execFile);
 // - a ```ts check block is type-checked only (its first line says why it cannot run here,
 //   e.g. it needs real cloud credentials or runs inside a test runner);
 // - a ```sh block with an `npm install` line is the install line of every snippet after it,
-//   until the next one: the snippet's project installs exactly those packages.
+//   until the next one: the snippet's project installs exactly those packages;
+// - a ```sh session block is part of the README's shell session (see readme-sessions.mjs).
 
-const FENCE = /^```([^\n`]*)\n([\s\S]*?)^```[ \t]*$/gm;
+export const FENCE = /^```([^\n`]*)\n([\s\S]*?)^```[ \t]*$/gm;
 
 /** Packages named by the `npm install` lines of one ```sh block, flags left out. */
-function installedPackages(shell) {
+export function installedPackages(shell) {
   const packages = [];
   for (const line of shell.split("\n")) {
     const match = /^\s*npm install\b(.*)$/.exec(line.replace(/\s#.*$/, ""));
@@ -71,7 +72,7 @@ export function readmeSnippets(markdown) {
  * network), each one's lines printed together when it ends. Returns the failed steps.
  *
  * `context`: { work, readmes: [{ dir, name, markdown }], dependencies(dir, install),
- * overrides(dependencies), tsconfig, env, concurrency }.
+ * overrides(dependencies), oldestTypeScript(dir), tsconfig, env, concurrency }.
  */
 export async function proveReadmeSnippets(context) {
   const projects = context.readmes.flatMap((readme) => projectsOf(readme));
@@ -141,7 +142,11 @@ async function proveProject(context, { dir, install, snippets }, log) {
       private: true,
       type: "module",
       dependencies,
-      devDependencies: { "@types/node": "20.19.43", typescript: "7.0.2" },
+      devDependencies: {
+        "@types/node": "20.19.43",
+        typescript: "7.0.2",
+        "typescript-oldest": `npm:typescript@${context.oldestTypeScript(dir)}`,
+      },
       overrides: context.overrides(dependencies),
     }),
   );
@@ -164,6 +169,10 @@ async function proveProject(context, { dir, install, snippets }, log) {
     // The package installs before this fetched everything: the cache answers without asking.
     (await step(`npm install ${install.join(" ")}`, () =>
       run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], project),
+    )) &&
+    // The oldest TypeScript the package claims: a snippet is what a user on it copies.
+    (await step(`type-check with TypeScript ${context.oldestTypeScript(dir)}`, () =>
+      run("node", ["node_modules/typescript-oldest/bin/tsc", "-p", ".", "--noEmit"], project),
     )) &&
     (await step("type-check and emit with TypeScript 7", () =>
       run("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),

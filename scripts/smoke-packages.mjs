@@ -4,8 +4,9 @@
 // small program (scripts/smoke/<package>.ts) is type-checked with the oldest TypeScript we
 // claim and with 7, and run on every supported Node. Then every README's ```ts snippets are
 // type-checked, and run, in a fresh project that installs exactly the README's install line
-// (see readme-snippets.mjs). Last, the third-party adapter example runs the conformance kit
-// against the packed core.
+// (see readme-snippets.mjs), and every README's ```sh session blocks run in order as one
+// bash session in a scratch directory (see readme-sessions.mjs). Last, the third-party
+// adapter example runs the conformance kit against the packed core.
 import { execFileSync } from "node:child_process";
 import {
   cpSync,
@@ -19,6 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { proveReadmeSessions } from "./readme-sessions.mjs";
 import { proveReadmeSnippets } from "./readme-snippets.mjs";
 
 const root = resolve(import.meta.dirname, "..");
@@ -339,10 +341,28 @@ failures += await proveReadmeSnippets({
     Object.fromEntries(
       Object.entries(artifactKitOverrides()).filter(([name]) => !(name in dependencies)),
     ),
+  // The newest of the package's oldest TypeScripts (5.7 where a peer's declarations need it).
+  oldestTypeScript: (dir) =>
+    (VARIANTS[dir] ?? DEFAULT_VARIANTS)
+      .map((variant) => variant.oldestTypeScript)
+      .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+      .at(-1),
   // The snippets are checked, not the libraries' own declarations (see adk above).
   tsconfig: { ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, skipLibCheck: true } },
   env: programEnvironment(),
   concurrency: 3,
+});
+
+console.log("README shell sessions, in a scratch directory, from the packed tarballs");
+failures += await proveReadmeSessions({
+  work,
+  readmes,
+  dependencies: (dir, install) => installLineDependencies(manifests[dir], install),
+  overrides: (dependencies) =>
+    Object.fromEntries(
+      Object.entries(artifactKitOverrides()).filter(([name]) => !(name in dependencies)),
+    ),
+  env: programEnvironment(),
 });
 
 function fail(message) {

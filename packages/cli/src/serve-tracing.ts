@@ -1,5 +1,16 @@
 import { type ArtifactService, invalidArgument } from "@artifact-kit/core";
 import { withTelemetry } from "@artifact-kit/otel";
+import type * as ExporterPackage from "@opentelemetry/exporter-trace-otlp-http";
+import type * as ResourcesPackage from "@opentelemetry/resources";
+import type * as SdkPackage from "@opentelemetry/sdk-trace-base";
+import { importOptional } from "./optional-packages.js";
+
+/** Optional peers of the CLI, in the order `npm install` should name them. */
+export const TRACING_PACKAGES = [
+  "@opentelemetry/exporter-trace-otlp-http",
+  "@opentelemetry/sdk-trace-base",
+  "@opentelemetry/resources",
+] as const;
 
 /** How `serve` traces its store: a pass-through unless the environment asks for tracing. */
 interface ServeTracing {
@@ -19,19 +30,24 @@ const untraced: ServeTracing = {
  * JSON; headers and timeout from the matching OTEL_EXPORTER_OTLP_* variables), unless
  * OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none. OTEL_SERVICE_NAME and
  * OTEL_RESOURCE_ATTRIBUTES describe the process (service.name defaults to "artifact-kit").
- * The SDK is loaded only then, so a plain `serve` pays nothing for it.
+ * The SDK is loaded only then, so a plain `serve` pays nothing for it; its packages are
+ * optional peers, installed by whoever exports traces (invalid_argument naming the npm
+ * install line when they are missing).
  */
 export async function startServeTracing(
   store: string,
   env: NodeJS.ProcessEnv = process.env,
+  load: (specifier: string) => Promise<unknown> = (specifier) => import(specifier),
 ): Promise<ServeTracing> {
   if (!tracingRequested(env)) return untraced;
-  const [{ OTLPTraceExporter }, { BasicTracerProvider, BatchSpanProcessor }, resources] =
-    await Promise.all([
-      import("@opentelemetry/exporter-trace-otlp-http"),
-      import("@opentelemetry/sdk-trace-base"),
-      import("@opentelemetry/resources"),
-    ]);
+  const [exporterPackage, sdkPackage, resourcesPackage] = await importOptional(
+    TRACING_PACKAGES,
+    { field: "OTEL_EXPORTER_OTLP_ENDPOINT", purpose: "tracing (an OTLP endpoint is set)" },
+    load,
+  );
+  const { OTLPTraceExporter } = exporterPackage as typeof ExporterPackage;
+  const { BasicTracerProvider, BatchSpanProcessor } = sdkPackage as typeof SdkPackage;
+  const resources = resourcesPackage as typeof ResourcesPackage;
   const resource = resources
     .defaultResource()
     .merge(resources.resourceFromAttributes({ "service.name": "artifact-kit" }))

@@ -218,6 +218,10 @@ describe("CORS and methods", () => {
     const service = new MemoryArtifactService();
     const bad = [
       ["*"],
+      ["https://*.example"],
+      ["http://*"],
+      ["https://tool*.example:8443"],
+      ["https://tool.example", "https://*.tool.example"],
       ["https://tool.example/"],
       ["https://tool.example/path"],
       ["tool.example"],
@@ -235,6 +239,16 @@ describe("CORS and methods", () => {
         }),
       ).rejects.toMatchObject({ code: "invalid_argument", detail: { field: "allowedOrigins" } });
     }
+    // Hosts as browsers send them: names (also with `_`), IPv4, IPv6, a port.
+    const good = [
+      "https://tool.example:8443",
+      "http://my_host.internal",
+      "http://127.0.0.1:5173",
+      "http://[::1]:5173",
+      "http://localhost",
+    ];
+    const api = await startDeveloperApi({ service, token: TOKEN, allowedOrigins: good });
+    await api.close();
     await service.close();
   });
 });

@@ -3,8 +3,28 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { TRACING_PACKAGES } from "../src/serve-tracing.js";
 import { BIN, cli, withTempDir } from "./support/cli.js";
+
+const HIDE_PACKAGES = fileURLToPath(new URL("./support/hide-packages.mjs", import.meta.url));
+
+/** `serve` in a project without the tracing SDK (optional peers the user did not install). */
+function serveWithoutTracingSdk(cwd: string, env: NodeJS.ProcessEnv) {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")),
+  );
+  return spawn(
+    process.execPath,
+    ["--import", HIDE_PACKAGES, BIN, "serve", "--port", "0", "--store", "memory:", "--json"],
+    {
+      cwd,
+      env: { ...clean, ...env, ARTIFACT_KIT_TEST_HIDE: TRACING_PACKAGES.join(",") },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+}
 
 // `serve` with the standard OTel variables, exporting to a real OTLP/HTTP receiver: a local
 // HTTP server that keeps every JSON export request it is sent.
@@ -96,6 +116,39 @@ describe("artifact-kit serve tracing", () => {
     } finally {
       receiver.close();
     }
+  });
+
+  it("serves without the tracing SDK installed, and names its install line when asked to trace", async () => {
+    await withTempDir(async (cwd) => {
+      const plain = serveWithoutTracingSdk(cwd, {});
+      try {
+        const [line] = (await once(createInterface({ input: plain.stdout }), "line")) as [string];
+        const { url, token } = JSON.parse(line) as { url: string; token: string };
+        const headers = { authorization: `Bearer ${token}` };
+        expect((await fetch(`${url}/v1/apps/plain/names`, { headers })).status).toBe(200);
+      } finally {
+        // Not its exit code: with module hooks registered (the hiding above), a SIGTERM sent
+        // right after the first line kills the process before serve's own handler runs.
+        plain.kill("SIGTERM");
+        await once(plain, "exit");
+      }
+
+      const traced = serveWithoutTracingSdk(cwd, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9",
+      });
+      let stdout = "";
+      traced.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      expect(await once(traced, "exit")).toEqual([2, null]);
+      expect(JSON.parse(stdout)).toMatchObject({
+        error: {
+          code: "invalid_argument",
+          detail: { field: "OTEL_EXPORTER_OTLP_ENDPOINT" },
+          message: expect.stringContaining(`npm install ${TRACING_PACKAGES.join(" ")}`),
+        },
+      });
+    });
   });
 
   it("refuses an exporter it does not support, before serving", async () => {

@@ -97,6 +97,7 @@ describe("artifact-kit serve refuses bad arguments before it listens", () => {
     await withTempDir(async (cwd) => {
       for (const flags of [
         ["--allow-origin", "*"],
+        ["--allow-origin", "https://*.example"],
         ["--request-timeout-ms", "0"],
         ["--request-timeout-ms", "300001"],
       ]) {

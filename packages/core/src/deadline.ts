@@ -2,6 +2,26 @@ import { ArtifactError, invalidArgument } from "./errors.js";
 import { MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from "./limits.js";
 
 /**
+ * A request's `timeoutMs` as whole milliseconds, or undefined when none was given. Any finite
+ * positive number is accepted and rounded up: a timeout computed from a clock
+ * (`deadline - performance.now()`) is a fraction, timers downstream (setTimeout, p-queue,
+ * backend clients) take whole milliseconds, and rounding up means a deadline is never
+ * shorter than asked. Zero, negatives, NaN, infinities, non-numbers and anything above
+ * MAX_TIMEOUT_MS once rounded are `invalid_argument`.
+ */
+export function parseTimeoutMs(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const whole = typeof value === "number" && value > 0 ? Math.ceil(value) : Number.NaN;
+  if (!(whole >= MIN_TIMEOUT_MS && whole <= MAX_TIMEOUT_MS)) {
+    throw invalidArgument(
+      "timeoutMs",
+      `must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS} (fractions are rounded up)`,
+    );
+  }
+  return whole;
+}
+
+/**
  * One absolute deadline made from `timeoutMs` and `signal`, fixed when the request starts.
  * Adapters call `check()` immediately before their commit point, so an expired request
  * publishes nothing.
@@ -21,24 +41,11 @@ export class Deadline {
   static readonly none = new Deadline(undefined, undefined);
 
   /**
-   * Validates `timeoutMs` (a whole number, 1..300000) and `signal`, then fixes the deadline at
-   * `now`. Fractions are refused rather than rounded: timers downstream (setTimeout, p-queue,
-   * backend clients) take whole milliseconds, and a silent rounding would move the deadline.
+   * Validates `timeoutMs` (see parseTimeoutMs) and `signal`, then fixes the deadline at `now`.
    */
   static start(options: { timeoutMs?: unknown; signal?: unknown }, now = Date.now()): Deadline {
-    const { timeoutMs, signal } = options;
-    if (
-      timeoutMs !== undefined &&
-      (typeof timeoutMs !== "number" ||
-        !Number.isInteger(timeoutMs) ||
-        timeoutMs < MIN_TIMEOUT_MS ||
-        timeoutMs > MAX_TIMEOUT_MS)
-    ) {
-      throw invalidArgument(
-        "timeoutMs",
-        `must be a whole number of milliseconds from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}`,
-      );
-    }
+    const timeoutMs = parseTimeoutMs(options.timeoutMs);
+    const { signal } = options;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       throw invalidArgument("signal", "must be an AbortSignal");
     }

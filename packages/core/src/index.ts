@@ -12,7 +12,7 @@ export {
   type GrantedArtifacts,
 } from "./bind.js";
 export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
-export { Deadline } from "./deadline.js";
+export { Deadline, parseTimeoutMs } from "./deadline.js";
 export * from "./errors.js";
 export * from "./limits.js";
 export { compareUtf8 } from "./order.js";

@@ -38,7 +38,10 @@ export interface Artifact extends ArtifactMeta {
   readonly data: Uint8Array;
 }
 
-/** One absolute deadline: `timeoutMs` (1..300000) from the call, and/or a signal. */
+/**
+ * One absolute deadline: `timeoutMs` (above 0, at most 300000; a fraction is rounded up to
+ * whole milliseconds) from the call, and/or a signal.
+ */
 export interface RequestOptions {
   timeoutMs?: number;
   signal?: AbortSignal;

@@ -12,6 +12,7 @@ import {
   MAX_TIMEOUT_MS,
   notFound,
   type PutOptions,
+  parseTimeoutMs,
   type RequestOptions,
   type Scope,
   sha256Hex,
@@ -248,9 +249,11 @@ export class JournaledArtifacts {
     const { effectId } = record;
     const token = record.lease.fencingToken;
     const budget = Math.floor(this.#leaseMs * (1 - LEASE_MARGIN)) - (Date.now() - started);
-    const timeoutMs = Math.min(options.timeoutMs ?? MAX_TIMEOUT_MS, MAX_TIMEOUT_MS, budget);
     let effect: ArtifactEffect;
     try {
+      // Validated (a fraction rounded up) before the cut, so a bad timeout is named as such
+      // rather than as a lease that ran out.
+      const timeoutMs = Math.min(parseTimeoutMs(options.timeoutMs) ?? MAX_TIMEOUT_MS, budget);
       if (timeoutMs < 1) throw invalidArgument("leaseMs", "the lease ran out before the call");
       effect = await call(timeoutMs);
     } catch (error) {

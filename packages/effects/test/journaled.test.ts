@@ -103,6 +103,20 @@ describe("journaled writes", () => {
     expect(isArtifactError(own, "invalid_argument")).toBe(true);
   });
 
+  it("a fractional timeout is rounded up; a zero one is timeoutMs, not a lease that ran out", async () => {
+    const { journal, service } = setup();
+    const artifacts = journalArtifacts(service, scope, { journal, owner: "w", leaseMs: 30_000 });
+    const written = await artifacts.put("a.txt", bytes("x"), { effectId: "e1", timeoutMs: 0.5 });
+    expect(written.receipt.version).toBe(1);
+    const error = await caught(
+      artifacts.put("b.txt", bytes("y"), { effectId: "e2", timeoutMs: 0 }),
+    );
+    expect(isArtifactError(error, "invalid_argument") && error.detail).toEqual({
+      field: "timeoutMs",
+    });
+    expect((await journal.get("e2"))?.phase).toBe("not_applied");
+  });
+
   it("a lost reply fails with effect_pending_reconciliation; the reconciler compensates", async () => {
     const { journal, service, advance } = setup();
     const artifacts = journalArtifacts(lostReplies(service), scope, {

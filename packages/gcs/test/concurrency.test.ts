@@ -108,14 +108,17 @@ describe("latest in a constant number of requests", () => {
     expect(listings.length).toBeLessThanOrEqual(4);
   });
 
-  it("rejects a fractional timeoutMs as invalid_argument, before any request", async () => {
+  it("rounds a fractional timeoutMs up, and refuses a zero one before any request", async () => {
     const service = new GcsArtifactService({
       bucket: newStorage(proxy.endpoint).bucket(bucket.name),
     });
     proxy.seen.length = 0;
-    const error = await service.put(scope, "n", bytes("x"), { timeoutMs: 1000.5 }).catch((e) => e);
+    const error = await service.put(scope, "n", bytes("x"), { timeoutMs: 0 }).catch((e) => e);
     expect(error).toBeInstanceOf(ArtifactError);
     expect((error as ArtifactError).code).toBe("invalid_argument");
     expect(proxy.seen).toEqual([]);
+    // A timeout computed from a clock is a fraction; the client's timers take whole milliseconds.
+    const put = await service.put(scope, "n", bytes("x"), { timeoutMs: 1000.5 });
+    expect((await service.get(scope, "n", { timeoutMs: 0.5 + 999 })).version).toBe(put.version);
   });
 });

@@ -73,5 +73,17 @@ function isExactOrigin(origin: unknown): origin is string {
   } catch {
     return false;
   }
-  return (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin;
+  return (
+    (url.protocol === "http:" || url.protocol === "https:") &&
+    url.origin === origin &&
+    HOST.test(url.hostname)
+  );
 }
+
+/**
+ * A host a browser can send in Origin: a name (letters, digits, `-`, `_`, dots), IPv4, or a
+ * bracketed IPv6. The URL parser takes `*` as an ordinary host character, so without this
+ * `https://*.example` would pass as an origin and match nothing, a wildcard that looks
+ * allowed but is not (the README says wildcards are refused).
+ */
+const HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$/;

@@ -30,7 +30,7 @@ export function registerGet(program: Command): void {
         const { meta, streamed } = await withStore(
           options,
           (service) => getToTarget(service, scope, name, selector, output, options),
-          { scope },
+          { scope, readOnly: true },
         );
         const file = describeTarget(output);
         // Bytes sent to standard output or a device own it: the summary goes to stderr.

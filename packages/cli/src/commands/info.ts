@@ -17,7 +17,7 @@ export function registerInfo(program: Command): void {
         const meta = await withStore(
           options,
           (service) => service.head(scope, name, { version: selector }),
-          { scope },
+          { scope, readOnly: true },
         );
         emit(options, meta, describeMeta(meta));
         return undefined;

@@ -22,21 +22,25 @@ export function registerLs(program: Command): void {
       action<[], LsOptions>(async (options) => {
         const scope = scopeFromOptions(options);
         const limit = options.limit === undefined ? undefined : parseCount(options.limit, "limit");
-        await withStore(options, async (service) => {
-          if (options.all) {
-            const items = await allNames(service, scope);
-            emit(options, { scope, items }, items);
-            return;
-          }
-          const page = await service.listNames(scope, {
-            ...(limit === undefined ? {} : { limit }),
-            ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
-          });
-          emit(options, page, page.items);
-          if (page.nextCursor !== undefined && !options.json) {
-            process.stderr.write(`(more: --cursor ${JSON.stringify(page.nextCursor)})\n`);
-          }
-        });
+        await withStore(
+          options,
+          async (service) => {
+            if (options.all) {
+              const items = await allNames(service, scope);
+              emit(options, { scope, items }, items);
+              return;
+            }
+            const page = await service.listNames(scope, {
+              ...(limit === undefined ? {} : { limit }),
+              ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+            });
+            emit(options, page, page.items);
+            if (page.nextCursor !== undefined && !options.json) {
+              process.stderr.write(`(more: --cursor ${JSON.stringify(page.nextCursor)})\n`);
+            }
+          },
+          { readOnly: true },
+        );
         return undefined;
       }),
     );

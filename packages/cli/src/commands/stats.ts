@@ -11,7 +11,9 @@ export function registerStats(program: Command): void {
     .action(
       action(async (options) => {
         const scope = scopeFromOptions(options);
-        const inventory = await withStore(options, (service) => takeInventory(service, scope));
+        const inventory = await withStore(options, (service) => takeInventory(service, scope), {
+          readOnly: true,
+        });
         emit(options, inventory, [
           `${describeScope(scope)}: ${describeCounts(inventory)}`,
           ...inventory.byName.map(

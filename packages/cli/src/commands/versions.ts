@@ -27,23 +27,32 @@ export function registerVersions(program: Command): void {
         const limit = options.limit === undefined ? undefined : parseCount(options.limit, "limit");
         const cursor =
           options.cursor === undefined ? undefined : parseCount(options.cursor, "cursor");
-        await withStore(options, async (service) => {
-          let items: readonly ArtifactMeta[];
-          let nextCursor: number | undefined;
-          if (options.all) {
-            items = await allVersions(service, scope, name);
-          } else {
-            ({ items, nextCursor } = await service.listVersions(scope, name, {
-              ...(limit === undefined ? {} : { limit }),
-              ...(cursor === undefined ? {} : { cursor }),
-            }));
-          }
-          const json = { scope, name, items, ...(nextCursor === undefined ? {} : { nextCursor }) };
-          emit(options, json, items.map(describeVersion));
-          if (nextCursor !== undefined && !options.json) {
-            process.stderr.write(`(more: --cursor ${nextCursor})\n`);
-          }
-        });
+        await withStore(
+          options,
+          async (service) => {
+            let items: readonly ArtifactMeta[];
+            let nextCursor: number | undefined;
+            if (options.all) {
+              items = await allVersions(service, scope, name);
+            } else {
+              ({ items, nextCursor } = await service.listVersions(scope, name, {
+                ...(limit === undefined ? {} : { limit }),
+                ...(cursor === undefined ? {} : { cursor }),
+              }));
+            }
+            const json = {
+              scope,
+              name,
+              items,
+              ...(nextCursor === undefined ? {} : { nextCursor }),
+            };
+            emit(options, json, items.map(describeVersion));
+            if (nextCursor !== undefined && !options.json) {
+              process.stderr.write(`(more: --cursor ${nextCursor})\n`);
+            }
+          },
+          { readOnly: true },
+        );
         return undefined;
       }),
     );

@@ -1,4 +1,5 @@
-import { type ArtifactService, invalidArgument } from "@artifact-kit/core";
+import type { ArtifactService } from "@artifact-kit/core";
+import { importOptional } from "../optional-packages.js";
 import type { StoreKind, StoreLocation } from "./uri.js";
 
 /** How a backend's packages are loaded: `import()` unless a caller (a test) says otherwise. */
@@ -9,6 +10,8 @@ export const importModule: ImportModule = (specifier) => import(specifier);
 export interface BackendContext {
   /** fs: create the root directory when it is missing (commands that write). */
   create: boolean;
+  /** Only reads follow: open without writing (see OpenStoreOptions.readOnly). */
+  readOnly: boolean;
   /** gcs: the API endpoint of an emulator such as fake-gcs-server. */
   gcsEndpoint: string | undefined;
 }
@@ -53,32 +56,10 @@ export const BACKENDS: { readonly [K in StoreKind]: Backend<K> } = {
  * Imports every package of a backend. One that is not installed is the user's to install:
  * invalid_argument naming the exact `npm install` line, never an internal error.
  */
-export async function loadPackages(
-  kind: StoreKind,
-  load: ImportModule,
-): Promise<readonly unknown[]> {
-  const { packages } = BACKENDS[kind];
-  const loaded = await Promise.allSettled(packages.map((name) => load(name)));
-  const missing = packages.filter((name, index) => {
-    const outcome = loaded[index];
-    return outcome?.status === "rejected" && isMissingPackage(outcome.reason, name);
-  });
-  if (missing.length > 0) {
-    throw invalidArgument(
-      "store",
-      `a ${kind} store needs ${missing.join(" and ")}, which ${missing.length === 1 ? "is" : "are"} not installed: npm install ${missing.join(" ")}`,
-    );
-  }
-  return loaded.map((outcome) => {
-    if (outcome.status === "rejected") throw outcome.reason;
-    return outcome.value;
-  });
-}
-
-/** Node's "cannot find package NAME" for this very package (not one of its own imports). */
-function isMissingPackage(error: unknown, name: string): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return false;
-  const message = error instanceof Error ? error.message : "";
-  return message.includes(`'${name}'`) || message.includes(`"${name}"`);
+export function loadPackages(kind: StoreKind, load: ImportModule): Promise<readonly unknown[]> {
+  return importOptional(
+    BACKENDS[kind].packages,
+    { field: "store", purpose: `a ${kind} store` },
+    load,
+  );
 }

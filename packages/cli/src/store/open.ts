@@ -11,6 +11,12 @@ import type { StoreLocation } from "./uri.js";
 export interface OpenStoreOptions {
   /** fs: create the root directory when it is missing (commands that write). */
   create?: boolean;
+  /**
+   * The caller only reads, so read permissions must suffice: s3 skips the probe of
+   * create-only writes (which writes and deletes an object), postgres checks the schema
+   * instead of migrating it. Default false: writers get both checks before their first write.
+   */
+  readOnly?: boolean;
   /** gcs: the API endpoint of an emulator such as fake-gcs-server. */
   gcsEndpoint?: string;
   /**
@@ -32,6 +38,7 @@ export async function openStore(
   const modules = await loadPackages(location.kind, load);
   const context: BackendContext = {
     create: options.create ?? false,
+    readOnly: options.readOnly ?? false,
     gcsEndpoint: options.gcsEndpoint,
   };
   switch (location.kind) {

@@ -114,8 +114,9 @@ const BAD_TIMEOUTS: readonly unknown[] = [
   Number.NaN,
   "10",
   Number.POSITIVE_INFINITY,
-  // Whole milliseconds only: a fraction used to reach timers that throw a raw RangeError.
-  1000.5,
+  Number.NEGATIVE_INFINITY,
+  // Above the limit once rounded up.
+  300_000.5,
 ];
 
 function badCalls(): BadCall[] {
@@ -303,6 +304,10 @@ async function valuesAtTheLimitsAreAccepted({ service, property }: LawContext) {
     { metadata: nested(MAX_METADATA_DEPTH) as never },
     { metadata: Object.assign(Object.create(null), { nullPrototype: true }) },
     { timeoutMs: 300_000 },
+    // A timeout computed from a clock is a fraction: rounded up, never refused (long enough
+    // for any backend to finish the put well inside it).
+    { timeoutMs: 59_999.25 },
+    { timeoutMs: 299_999.5 },
   ];
   for (const options of accepted) await service.put(scope, name, bytes, options);
   const stored = await readAllVersions(service, scope, name);
