@@ -13,7 +13,8 @@ import {
   VERSION_FILE_PATTERN,
   versionFile,
 } from "./layout.js";
-import { parseFormatRecord, readSmallFile } from "./records.js";
+import { readSmallFile } from "./records.js";
+import { openSealedRecord } from "./sealed-record.js";
 import { MAX_METADATA_FILE_BYTES } from "./version-files.js";
 
 export interface RepairOptions {
@@ -53,7 +54,7 @@ export interface RepairReport {
 async function boundVersion(path: string): Promise<number | undefined> {
   try {
     const bytes = await readSmallFile(path, MAX_METADATA_FILE_BYTES, "the binding", {});
-    const record = bytes && parseFormatRecord(bytes, "the binding", {});
+    const record = bytes && openSealedRecord(bytes, "the binding", {});
     const version = record?.version;
     return typeof version === "number" && Number.isSafeInteger(version) && version > 0
       ? version

@@ -23,7 +23,8 @@ import {
   syncDirectory,
 } from "./io.js";
 import { VERSION_FILE_PATTERN, versionFile } from "./layout.js";
-import { openChecked, parseFormatRecord, readSmallFile, scanStoreDirectory } from "./records.js";
+import { openChecked, readSmallFile, scanStoreDirectory } from "./records.js";
+import { openSealedRecord } from "./sealed-record.js";
 
 // The files of one version in its name directory: `<v>.r` (reservation, holding the block
 // digests), `<v>.d` (data), `<v>.m` (metadata, the publication point) and `<v>.t` (tombstone,
@@ -268,7 +269,7 @@ export function decodeMeta(
   what = "the metadata file",
 ): ArtifactMeta {
   const detail = at.version === undefined ? {} : { version: at.version };
-  const record = parseFormatRecord(bytes, what, detail);
+  const record = openSealedRecord(bytes, what, detail);
   let meta: ArtifactMeta;
   try {
     meta = checkMetaReply(record, at.scope, at.name);
