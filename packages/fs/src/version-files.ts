@@ -171,12 +171,11 @@ export async function openVersion(
   withBlocks: boolean,
 ): Promise<OpenedVersion | undefined> {
   const detail = detailOf(at);
-  // The metadata is read while the data file opens and the tombstone is looked for: a get
-  // waits for one round of file system calls instead of three.
-  const [metaRead, dataOpened, deleted] = await Promise.allSettled([
+  // The metadata is read while the data file opens: a get waits for one round of file
+  // system calls instead of two.
+  const [metaRead, dataOpened] = await Promise.allSettled([
     readMeta(at),
     openChecked(versionFile(at.dir, at.version, "d"), "the data file", detail),
-    isDeleted(at.dir, at.version),
   ]);
   const dropData = async () => {
     if (dataOpened.status === "fulfilled") await dataOpened.value?.handle.close();
@@ -186,11 +185,17 @@ export async function openVersion(
     if (metaRead.status === "rejected") throw metaRead.reason;
     return undefined;
   }
-  if (deleted.status === "rejected" || deleted.value) {
-    // Metadata beside a tombstone is a put's late link that it has not taken back yet.
-    await dropData();
-    if (deleted.status === "rejected") throw deleted.reason;
-    return undefined;
+  // Only a keyed version can have metadata beside a tombstone: the late link of a put that
+  // finished its key's binding after a delete and has not taken it back yet (keys.ts).
+  if (metaRead.value.idempotencyKey !== undefined) {
+    const deleted = await isDeleted(at.dir, at.version).catch(async (error: unknown) => {
+      await dropData();
+      throw error;
+    });
+    if (deleted) {
+      await dropData();
+      return undefined;
+    }
   }
   if (dataOpened.status === "rejected") throw dataOpened.reason;
   const meta = metaRead.value;
