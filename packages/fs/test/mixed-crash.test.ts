@@ -9,7 +9,8 @@ import { seededRandom } from "./power-loss/script.js";
 import { startChild } from "./processes.js";
 
 // A child runs one workload of what users mix (fixtures/mixed-crash-child.mjs) and is killed
-// with SIGKILL once it reports a chosen begin or acknowledgement: an event, never a timer. Then
+// with SIGKILL at an event, never a timer: a begin or acknowledgement it reports, or a store
+// file it removes or creates (kill-points.ts). Then
 // the parent does what a caller does after a crash: reads, retries the operation in flight
 // (a keyed put under its key, a delete of what it targeted), retries keyed puts, runs
 // repair(). Throughout: every acknowledged put reads back its bytes unless an acknowledged
@@ -86,7 +87,8 @@ class MixedCrashRun {
     const child = startChild("mixed-crash-child.mjs", [
       this.#root,
       String(SEED * 100_000 + index),
-      String(index * 1_000),
+      // Tags and keys unique per root: no run gets near a million operations.
+      String(index * 1_000_000),
     ]);
     await reached(child, this.#killPoint(index));
     child.process.kill("SIGKILL");
