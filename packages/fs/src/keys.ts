@@ -12,6 +12,7 @@ import { versionFile } from "./layout.js";
 import { readSmallFile } from "./records.js";
 import {
   decodeMeta,
+  isDeleted,
   MAX_METADATA_FILE_BYTES,
   readMeta,
   type VersionAddress,
@@ -23,7 +24,9 @@ import {
 // The binding is the keyed put's commit point. Publishing is then one more link, of the
 // binding itself to <v>.m. Whoever finds a binding whose <v>.m is missing but whose <v>.d is
 // there (the binder crashed or is still on its way) finishes it with that same link, so a key
-// is never bound to nothing visible for longer than the next retry or repair.
+// is never bound to nothing visible for longer than the next retry or repair. A delete cut
+// short leaves the same files, plus the tombstone <v>.t it decided by: a version with one is
+// deleted, and is never finished (version-files.ts).
 
 /** A keyed put's request, as far as a replay compares it. */
 export interface KeyedPut {
@@ -36,29 +39,32 @@ type FinishOutcome = "published" | "deleted";
 
 /**
  * Publishes the version a binding names, by linking the binding to `<v>.m`, unless it is
- * already published or its data is gone (deleted). Every caller has just placed or seen the
- * data (`<v>.d`), so it is looked at only after the link: a delete running at the same time
- * removes `<v>.m`, `<v>.d`, then `<v>.m` again, and a link that lands after that finds the
- * data gone and takes itself back, so a deleted version never comes back.
+ * already published or deleted. Every caller has just placed or seen the data (`<v>.d`)
+ * without a tombstone, so both are looked at only after the link: a delete running at the
+ * same time renames `<v>.m` to `<v>.t` first, and a link that lands after that finds the
+ * tombstone (or, in a store written before tombstones, the data gone) and takes itself back,
+ * so a deleted version never comes back. Reads and listings skip metadata beside a tombstone
+ * meanwhile, and repair removes it should this put crash before taking it back.
  */
 export async function finishBinding(
   binding: string,
   at: Pick<VersionAddress, "dir" | "version">,
 ): Promise<FinishOutcome> {
-  const data = versionFile(at.dir, at.version, "d");
   const meta = versionFile(at.dir, at.version, "m");
+  let linked = true;
   try {
     await link(binding, meta);
   } catch (error) {
-    if (isTaken(error)) return "published";
-    throw error;
+    if (!isTaken(error)) throw error;
+    linked = false;
   }
-  await syncDirectory(at.dir);
-  if (!(await pathExists(data))) {
-    await removeIfPresent(meta);
-    return "deleted";
-  }
-  return "published";
+  if (linked) await syncDirectory(at.dir);
+  const gone =
+    (await isDeleted(at.dir, at.version)) ||
+    (linked && !(await pathExists(versionFile(at.dir, at.version, "d"))));
+  if (!gone) return "published";
+  await removeIfPresent(meta);
+  return "deleted";
 }
 
 /**
@@ -126,10 +132,14 @@ export class KeyBindings {
     put: KeyedPut,
     deadline: Deadline,
   ): Promise<ArtifactMeta> {
+    // The tombstone first: a delete renaming the metadata to it between the two looks
+    // makes this a replay that happened before the delete.
+    if (await isDeleted(at.dir, at.version)) idempotentVersionDeleted(at.version);
     const published = await readMeta(at);
     if (published) return replayIdempotentPut(published, put.payload);
     deadline.check();
-    // Unpublished without its payload file: deleted (or never finished, and then given up).
+    // Unpublished without its payload file: deleted before tombstones were written (or never
+    // finished, and then given up).
     if (!(await pathExists(versionFile(at.dir, at.version, "d")))) {
       idempotentVersionDeleted(at.version);
     }

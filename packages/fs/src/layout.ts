@@ -17,6 +17,8 @@ import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 //       names/<nd>/<v>.r          version reservation (O_EXCL), never removed
 //       names/<nd>/<v>.d          payload, renamed into place
 //       names/<nd>/<v>.m          metadata, renamed into place: the publication point
+//       names/<nd>/<v>.t          tombstone: the metadata renamed here by a delete, never
+//                                 removed (a version with one is deleted, whatever else is left)
 //       keys/<nd>/<kd>.json       idempotency key binding (the version's whole metadata
 //                                 record), kd = sha256(key); linked to <v>.m to publish
 
@@ -31,10 +33,10 @@ export const NAME_INDEX_DIR = "name-index";
 
 export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 export const SLOT_PATTERN = /^([0-9a-f]{64})\.json$/;
-/** `<version>.<kind>`: r = reservation, d = data, m = metadata. */
-export const VERSION_FILE_PATTERN = /^([1-9][0-9]{0,15})\.([rdm])$/;
+/** `<version>.<kind>`: r = reservation, d = data, m = metadata, t = tombstone. */
+export const VERSION_FILE_PATTERN = /^([1-9][0-9]{0,15})\.([rdmt])$/;
 
-export type VersionFileKind = "r" | "d" | "m";
+export type VersionFileKind = "r" | "d" | "m" | "t";
 
 export interface RootPaths {
   readonly root: string;
@@ -115,6 +117,8 @@ export interface ArtifactPaths {
   readonly reservation: string;
   readonly data: string;
   readonly metadata: string;
+  /** Where a delete moves the metadata: the version stays deleted while it exists. */
+  readonly tombstone: string;
 }
 
 /**
@@ -136,5 +140,6 @@ export function fsArtifactPaths(
     reservation: versionFile(nameDirs.dir, version, "r"),
     data: versionFile(nameDirs.dir, version, "d"),
     metadata: versionFile(nameDirs.dir, version, "m"),
+    tombstone: versionFile(nameDirs.dir, version, "t"),
   };
 }

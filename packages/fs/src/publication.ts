@@ -13,7 +13,7 @@ import type { FsConfig } from "./config.js";
 import { createDurably, removeQuietly, syncDirectory, syncHandle } from "./io.js";
 import { finishBinding, type KeyBindings, type KeyedPut } from "./keys.js";
 import { keyFile, type NamePaths, type ScopePaths, versionFile } from "./layout.js";
-import { FORMAT } from "./records.js";
+import { sealRecord } from "./sealed-record.js";
 import { reservationRecord } from "./version-files.js";
 
 /** A data file being published, and what is published with it. */
@@ -118,7 +118,7 @@ async function publishNew(
       allocator.reserve(scopeDirs, nameDirs).then(async ({ version, reservation }) => {
         try {
           const meta = newVersionRecord(request, digest, version);
-          const record = JSON.stringify({ format: FORMAT, ...meta });
+          const record = sealRecord({ ...meta });
           await reservation.writeFile(reservationRecord(digest));
           // The reservation is fsynced together with the staged files, before anything
           // is renamed into place: concurrent fsyncs share journal commits.

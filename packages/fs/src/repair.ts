@@ -13,7 +13,8 @@ import {
   VERSION_FILE_PATTERN,
   versionFile,
 } from "./layout.js";
-import { parseFormatRecord, readSmallFile } from "./records.js";
+import { readSmallFile } from "./records.js";
+import { openSealedRecord } from "./sealed-record.js";
 import { MAX_METADATA_FILE_BYTES } from "./version-files.js";
 
 export interface RepairOptions {
@@ -26,7 +27,10 @@ export interface RepairOptions {
 export interface RepairReport {
   /** Directory entries examined. */
   readonly scanned: number;
-  /** Staging leftovers and unpublished payloads removed. */
+  /**
+   * Staging leftovers, unpublished payloads and what deletes cut short left of deleted
+   * versions, removed.
+   */
   readonly removed: number;
   /** Version reservations seen and kept (they hold the version high-water). */
   readonly reservationsPreserved: number;
@@ -50,7 +54,7 @@ export interface RepairReport {
 async function boundVersion(path: string): Promise<number | undefined> {
   try {
     const bytes = await readSmallFile(path, MAX_METADATA_FILE_BYTES, "the binding", {});
-    const record = bytes && parseFormatRecord(bytes, "the binding", {});
+    const record = bytes && openSealedRecord(bytes, "the binding", {});
     const version = record?.version;
     return typeof version === "number" && Number.isSafeInteger(version) && version > 0
       ? version
@@ -63,8 +67,10 @@ async function boundVersion(path: string): Promise<number | undefined> {
 
 /**
  * Walks the whole store, each directory read bounded by `maxScanEntries`, removing staging
- * leftovers and unpublished payloads (`<v>.d` without `<v>.m`) at least `minAgeMs` old, at
- * most `limit` of them. Reservations, slots, claims and published metadata are never removed.
+ * leftovers and unpublished payloads (`<v>.d` without `<v>.m`) at least `minAgeMs` old, and
+ * the payloads of deleted versions (`<v>.t`), at most `limit` files. Bound versions cut short
+ * before their publication are published. Reservations, tombstones, slots, claims, bindings
+ * and published metadata are never removed.
  */
 export async function repairTree(
   dirs: RootPaths,
@@ -97,14 +103,8 @@ export async function repairTree(
     return entries;
   };
 
-  /** Removes `path` if it is old enough; false once `limit` files have been removed. */
-  const removeOld = async (path: string): Promise<boolean> => {
-    try {
-      if (now - (await lstat(path)).mtimeMs < minAgeMs) return true;
-    } catch (error) {
-      if (isMissing(error)) return true;
-      throw error;
-    }
+  /** Removes `path`; false once `limit` files have been removed. */
+  const remove = async (path: string): Promise<boolean> => {
     if (report.removed + report.unremovable.length >= limit) {
       report.complete = false;
       return false;
@@ -116,6 +116,17 @@ export async function repairTree(
       report.unremovable.push(relative(dirs.root, path));
     }
     return true;
+  };
+
+  /** Removes `path` if it is old enough; false once `limit` files have been removed. */
+  const removeOld = async (path: string): Promise<boolean> => {
+    try {
+      if (now - (await lstat(path)).mtimeMs < minAgeMs) return true;
+    } catch (error) {
+      if (isMissing(error)) return true;
+      throw error;
+    }
+    return remove(path);
   };
 
   const sweepStaging = async (dir: string): Promise<boolean> => {
@@ -148,10 +159,20 @@ export async function repairTree(
       present.add(match[2] as string);
       kinds.set(version, present);
     }
-    const orphaned = (present: Set<string>) => present.has("d") && !present.has("m");
+    // Data without metadata, no tombstone: a put cut short, finished if its key was bound.
+    const orphaned = (present: Set<string>) =>
+      present.has("d") && !present.has("m") && !present.has("t");
     const bound = [...kinds.values()].some(orphaned) ? await bindings(keys) : new Map();
     for (const [version, present] of kinds) {
       if (present.has("r")) report.reservationsPreserved += 1;
+      if (present.has("t")) {
+        // Deleted: what a delete cut short left (its payload), or a finishing put's late link
+        // of the metadata (it crashed before taking it back) goes, whatever its age.
+        for (const kind of ["d", "m"] as const) {
+          if (present.has(kind) && !(await remove(versionFile(dir, version, kind)))) return false;
+        }
+        continue;
+      }
       if (present.has("m") && !present.has("d")) report.corrupt += 1;
       if (!orphaned(present)) continue;
       const binding = bound.get(version);

@@ -23,13 +23,11 @@ import {
   createDurably,
   createExclusive,
   readFileRange,
-  removeIfPossible,
-  removeIfPresent,
   removeQuietly,
   syncDirectory,
 } from "./io.js";
 import { KeyBindings } from "./keys.js";
-import { namePaths, type RootPaths, rootPaths, scopePaths, versionFile } from "./layout.js";
+import { namePaths, type RootPaths, rootPaths, scopePaths } from "./layout.js";
 import {
   type LiveListing,
   liveNamePage,
@@ -42,6 +40,8 @@ import { type RepairReport, repairTree } from "./repair.js";
 import { Slots } from "./slots.js";
 import { StagingFile } from "./staging-file.js";
 import {
+  dropDeleted,
+  entomb,
   liveVersions,
   openVersion,
   readContent,
@@ -159,16 +159,16 @@ export class FsStore implements AdapterHooks {
     if (request.selector === "all") {
       const versions = await this.#liveVersions(dir);
       request.deadline.check();
-      // Unpublish everything first, then drop the payloads: a crash in between leaves
-      // only unpublished payloads, which repair removes.
+      // Entomb everything first, then drop the payloads: a crash in between leaves deleted
+      // versions with their payloads, which repair removes.
+      const entombed: number[] = [];
       for (const version of versions) {
-        if (await removeIfPresent(versionFile(dir, version, "m"))) removed += 1;
+        if (await entomb(dir, version)) entombed.push(version);
       }
-      // Durably unpublished before any payload goes: see unpublish().
+      removed = entombed.length;
+      // Durably unpublished before any payload goes: see entomb().
       if (removed > 0) await syncDirectory(dir);
-      for (const version of versions) await removeIfPossible(versionFile(dir, version, "d"));
-      // Again, after the data: see unpublish().
-      for (const version of versions) await removeIfPresent(versionFile(dir, version, "m"));
+      for (const version of entombed) await dropDeleted(dir, version);
     } else if (request.selector === "latest") {
       // Another process may delete the latest version first: then take the next one.
       for (;;) {

@@ -1,4 +1,4 @@
-import type { FileHandle } from "node:fs/promises";
+import { type FileHandle, rename } from "node:fs/promises";
 import {
   type ArtifactMeta,
   checkMetaReply,
@@ -14,6 +14,7 @@ import {
   type StoredArtifact,
 } from "@artifact-kit/core/adapter";
 import {
+  isMissing,
   pathExists,
   readExactly,
   releaseInBackground,
@@ -22,11 +23,16 @@ import {
   syncDirectory,
 } from "./io.js";
 import { VERSION_FILE_PATTERN, versionFile } from "./layout.js";
-import { openChecked, parseFormatRecord, readSmallFile, scanStoreDirectory } from "./records.js";
+import { openChecked, readSmallFile, scanStoreDirectory } from "./records.js";
+import { openSealedRecord } from "./sealed-record.js";
 
 // The files of one version in its name directory: `<v>.r` (reservation, holding the block
-// digests), `<v>.d` (data) and `<v>.m` (metadata, the publication point). Reads check every
-// file against the others; every mismatch is corrupt_artifact, never a fallback.
+// digests), `<v>.d` (data), `<v>.m` (metadata, the publication point) and `<v>.t` (tombstone,
+// the metadata a delete moved aside). A version is live while its `<v>.m` exists and its
+// `<v>.t` does not: the tombstone is what a delete decides by, so a crash, a retry with its
+// idempotency key or repair can tell a deleted version from one whose publication was cut
+// short (both leave data without metadata). Reads check every file against the others;
+// every mismatch is corrupt_artifact, never a fallback.
 
 /**
  * Largest metadata file a get will read. The largest valid record (a 1,024-byte name, three
@@ -53,29 +59,61 @@ interface OpenedVersion {
   readonly blocks: readonly string[] | undefined;
 }
 
-/** Published (metadata present) versions of a name, ascending. */
+/** Published versions of a name (metadata present, no tombstone), ascending. */
 export async function liveVersions(dir: string, maxScanEntries: number): Promise<number[]> {
-  const versions: number[] = [];
+  const published = new Set<number>();
+  const deleted = new Set<number>();
   for (const entry of await scanStoreDirectory(dir, maxScanEntries)) {
     const match = VERSION_FILE_PATTERN.exec(entry);
-    if (match?.[2] === "m") versions.push(Number(match[1]));
+    if (match?.[2] === "m") published.add(Number(match[1]));
+    if (match?.[2] === "t") deleted.add(Number(match[1]));
   }
-  return versions.sort(compareNumbers);
+  return [...published].filter((version) => !deleted.has(version)).sort(compareNumbers);
+}
+
+/** True when a delete has decided the version's fate: it is deleted for good. */
+export function isDeleted(dir: string, version: number): Promise<boolean> {
+  return pathExists(versionFile(dir, version, "t"));
 }
 
 /**
- * Removes a version's metadata, then its data, then its metadata again: a put finishing an
- * idempotency key binding may have linked it back in between (see keys.ts); false when it
- * was not published.
+ * Unpublishes a version by renaming its metadata to its tombstone, the delete's one deciding
+ * step (atomic, and the directory's entry count stays three a version); false when it was
+ * not published. The caller makes the directory durable, then calls dropDeleted: a power cut
+ * may keep a later unlink and lose an earlier unsynced rename, and the payload must not go
+ * before the version is durably unpublished (found by the power-loss trials).
  */
-export async function unpublish(dir: string, version: number): Promise<boolean> {
-  if (!(await removeIfPresent(versionFile(dir, version, "m")))) return false;
-  // A power cut may keep a later unlink and lose an earlier unsynced one: without this
-  // fsync, the payload's removal could survive and the metadata's not, leaving a published
-  // version without data (found by the power-loss trials).
-  await syncDirectory(dir);
+export async function entomb(dir: string, version: number): Promise<boolean> {
+  const meta = versionFile(dir, version, "m");
+  if (await isDeleted(dir, version)) {
+    // Deleted before: a metadata file here is a late link of a put finishing the version's
+    // idempotency key binding (keys.ts), which that put takes back itself unless it crashed.
+    await removeIfPresent(meta);
+    return false;
+  }
+  try {
+    await rename(meta, versionFile(dir, version, "t"));
+    return true;
+  } catch (error) {
+    if (isMissing(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * Removes a deleted version's payload, then its metadata if a put finishing its key binding
+ * linked it back since the rename (see keys.ts). Only after entomb() and a directory fsync.
+ */
+export async function dropDeleted(dir: string, version: number): Promise<void> {
   await removeIfPossible(versionFile(dir, version, "d"));
   await removeIfPresent(versionFile(dir, version, "m"));
+}
+
+/** Deletes one version: entomb, fsync, drop; false when it was not published. */
+export async function unpublish(dir: string, version: number): Promise<boolean> {
+  if (!(await entomb(dir, version))) return false;
+  await syncDirectory(dir);
+  await dropDeleted(dir, version);
   return true;
 }
 
@@ -139,18 +177,36 @@ export async function openVersion(
     readMeta(at),
     openChecked(versionFile(at.dir, at.version, "d"), "the data file", detail),
   ]);
-  if (metaRead.status === "rejected" || !metaRead.value) {
+  const dropData = async () => {
     if (dataOpened.status === "fulfilled") await dataOpened.value?.handle.close();
+  };
+  if (metaRead.status === "rejected" || !metaRead.value) {
+    await dropData();
     if (metaRead.status === "rejected") throw metaRead.reason;
     return undefined;
+  }
+  // Only a keyed version can have metadata beside a tombstone: the late link of a put that
+  // finished its key's binding after a delete and has not taken it back yet (keys.ts).
+  if (metaRead.value.idempotencyKey !== undefined) {
+    const deleted = await isDeleted(at.dir, at.version).catch(async (error: unknown) => {
+      await dropData();
+      throw error;
+    });
+    if (deleted) {
+      await dropData();
+      return undefined;
+    }
   }
   if (dataOpened.status === "rejected") throw dataOpened.reason;
   const meta = metaRead.value;
   const data = dataOpened.value;
   if (!data) {
-    // delete() removes the metadata before the data: if the metadata is gone too, the
+    // delete() unpublishes before it removes the data: if the metadata is gone too, the
     // version was deleted under us; if not, its data is missing.
-    if (await pathExists(versionFile(at.dir, at.version, "m"))) {
+    if (
+      (await pathExists(versionFile(at.dir, at.version, "m"))) &&
+      !(await isDeleted(at.dir, at.version))
+    ) {
       throw corruptArtifact("the data file is missing", detail);
     }
     return undefined;
@@ -218,7 +274,7 @@ export function decodeMeta(
   what = "the metadata file",
 ): ArtifactMeta {
   const detail = at.version === undefined ? {} : { version: at.version };
-  const record = parseFormatRecord(bytes, what, detail);
+  const record = openSealedRecord(bytes, what, detail);
   let meta: ArtifactMeta;
   try {
     meta = checkMetaReply(record, at.scope, at.name);

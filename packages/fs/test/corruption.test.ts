@@ -1,4 +1,5 @@
 import { readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { type ArtifactErrorCode, type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FsArtifactService, fsArtifactPaths, MAX_METADATA_FILE_BYTES } from "../src/index.js";
@@ -102,11 +103,73 @@ describe("a get returns verified bytes or corrupt_artifact", () => {
     await expectCorrupt(true);
   });
 
-  it("metadata with a wrong digest", async () => {
+  it("metadata with a wrong digest: head and listings refuse it too (its checksum)", async () => {
     await rewriteMeta((record) => {
       record.sha256 = sha256Hex("something else");
     });
-    await expectCorrupt(false);
+    await expectCorrupt(true);
+    await expectCode(service.listVersions(SCOPE, NAME), "corrupt_artifact");
+    await expectCode(service.list(SCOPE), "corrupt_artifact");
+    await expect(service.head(SCOPE, NAME)).rejects.toThrow(/checksum/);
+  });
+
+  it("metadata whose checksum was edited", async () => {
+    const text = await readFile(paths.metadata, "utf8");
+    const flipped = text.replace(/^\{"check":"(.)/, (_, c) => `{"check":"${c === "0" ? "1" : "0"}`);
+    expect(flipped).not.toBe(text);
+    await writeFile(paths.metadata, flipped);
+    await expectCorrupt(true);
+    await expectCode(service.listVersions(SCOPE, NAME), "corrupt_artifact");
+  });
+
+  it("a record written before checksums (no check member) still reads, lists and deletes", async () => {
+    const record = JSON.parse(await readFile(paths.metadata, "utf8")) as Record<string, unknown>;
+    expect(record.check).toMatch(/^[0-9a-f]{64}$/);
+    const { check: _, ...legacy } = record;
+    // Today's layout wrote exactly this: the format first, then the record's members.
+    await writeFile(paths.metadata, JSON.stringify(legacy));
+    const fresh = await FsArtifactService.open({ root: service.root });
+    try {
+      const head = await fresh.head(SCOPE, NAME);
+      expect(head).toMatchObject({ version: 2, sha256: sha256Hex(DATA), metadata: { k: "v" } });
+      expect((await fresh.get(SCOPE, NAME)).data).toEqual(DATA);
+      expect((await fresh.listVersions(SCOPE, NAME)).items.map((m) => m.version)).toEqual([1, 2]);
+      expect((await fresh.list(SCOPE)).length).toBe(2);
+      await fresh.delete(SCOPE, NAME, 2);
+      expect((await fresh.head(SCOPE, NAME)).version).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it("an edited key binding: a retry refuses it, repair counts it and finishes nothing", async () => {
+    const keyed = await service.put(SCOPE, "keyed", DATA, { idempotencyKey: "k" });
+    const at = fsArtifactPaths(service.root, SCOPE, "keyed", keyed.version);
+    // A put cut short after binding its key, whose binding was then damaged: the binding
+    // is the same file as the metadata, which goes; the binding now names version 7.
+    const record = JSON.parse(await readFile(at.metadata, "utf8")) as Record<string, unknown>;
+    await rm(at.metadata);
+    const binding = join(
+      at.nameDir.replace(/\/names\/(?=[0-9a-f]{64}$)/, "/keys/"),
+      `${sha256Hex("k")}.json`,
+    );
+    await writeFile(binding, JSON.stringify({ ...record, version: 7 }));
+    await expectCode(
+      service.put(SCOPE, "keyed", DATA, { idempotencyKey: "k" }),
+      "corrupt_artifact",
+    );
+    const report = await service.repair({ minAgeMs: 0 });
+    expect(report).toMatchObject({ corrupt: 1, finished: 0 });
+    await expectCode(service.head(SCOPE, "keyed", { version: 7 }), "not_found");
+  });
+
+  it("a checksum member out of place is damage, not an old record", async () => {
+    await rewriteMeta((record) => {
+      const { check, ...rest } = record;
+      for (const key of Object.keys(record)) delete record[key];
+      Object.assign(record, rest, { check });
+    });
+    await expectCorrupt(true);
   });
 
   it("metadata with a malformed field", async () => {

@@ -37,7 +37,7 @@ const LAYOUT = [
   `scopes/${HEX}/name-index/[1-9]\\d*\\.idx`,
   `scopes/${HEX}/names/${HEX}\\.json`,
   `scopes/${HEX}/names/${HEX}`,
-  `scopes/${HEX}/names/${HEX}/[1-9]\\d*\\.[rdm]`,
+  `scopes/${HEX}/names/${HEX}/[1-9]\\d*\\.[rdmt]`,
 ].map((pattern) => new RegExp(`^${pattern}$`));
 
 async function expectConfined(): Promise<void> {
