@@ -193,7 +193,7 @@ describe("SIGKILL trials: journaled writes over fs with an fs journal", () => {
 });
 
 describe("two reconciler processes racing over the same orphans", () => {
-  it("resolve each orphan exactly once", { timeout: 60_000 }, async () => {
+  it("resolve each orphan exactly once", { timeout: 300_000 }, async () => {
     const dirs = await tempDirs("race");
     try {
       await requireRecordedKeys(dirs.store);
