@@ -8,6 +8,10 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // A shared CI machine may run these at a tenth of their quiet speed: the limits catch hangs,
+    // not slowness (vitest's own defaults, 5 s a test and 10 s a hook, fail a busy run).
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     globalSetup: ["test/support/temp-parent.ts"],
     // Every file imports @google/adk; one copy per worker instead of one per file keeps the
     // suite fast. No file keeps state at module level that another could see.

@@ -8,7 +8,8 @@
 #   STATE         the state file (KEY=value lines), in the caller's own state folder
 #   ENDPOINT_VAR  the name of the variable in STATE holding the server's URL
 #   PID_VAR       the name of the variable in STATE holding the server's process id
-#   WAIT_TENTHS   how many tenths of a second a new server gets to answer
+#   WAIT_TENTHS   how many tries, a tenth of a second apart, a new server gets to answer
+#                 (each try starts node, a second or more on a loaded machine: be generous)
 # and defined:
 #   install_server          installs the pinned server once (a no-op when present)
 #   answers URL             succeeds when the server at URL answers

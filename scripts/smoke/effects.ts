@@ -18,12 +18,14 @@ const artifacts = journalArtifacts(service, scope, { journal, owner: "smoke", le
 const kept = await artifacts.put("kept.txt", new TextEncoder().encode("kept"));
 await artifacts.commit(kept.effectId);
 const orphan = await artifacts.put("orphan.txt", new TextEncoder().encode("orphan"));
+// Past the writer's 1 s lease (at least: a slow machine only waits longer). The pass's budget
+// and lease are generous: on a loaded machine a short budget could defer the orphan.
 await new Promise((resolve) => setTimeout(resolve, 1100));
 const report = await reconcile(journal, artifactEffectHandler(service), {
   owner: "smoke-reconciler",
   limit: 10,
-  timeBudgetMs: 5000,
-  leaseMs: 5000,
+  timeBudgetMs: 60_000,
+  leaseMs: 60_000,
   retry: { attempts: 3, backoffMs: 100, maxBackoffMs: 1000 },
 });
 const outcome = report.settled.find((each) => each.effectId === orphan.effectId)?.outcome;

@@ -77,11 +77,10 @@ describe("server-side deadline", () => {
         release = () => resolve("allow");
       });
     await withApi({ service, resourceProvider, requestTimeoutMs: 200 }, async (url) => {
-      const started = Date.now();
+      // The provider never answers until release(): a 504 can only come from the deadline.
       const response = await fetch(`${url}/v1/apps/policy/names`, { headers: auth });
       expect(response.status).toBe(504);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("timeout");
-      expect(Date.now() - started).toBeLessThan(5_000);
     });
     release();
     await service.close();

@@ -7,7 +7,7 @@ import {
   reconcile,
 } from "@artifact-kit/effects";
 import { MemoryArtifactService } from "@artifact-kit/memory";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 
 const scope: Scope = { kind: "session", app: "demo", user: "u1", session: "s1" };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -272,15 +272,31 @@ describe("reconcile", () => {
     );
     advance(10);
     let aborted = false;
+    let called: () => void = () => {};
+    const handlerCalled = new Promise<void>((resolve) => {
+      called = resolve;
+    });
     const slow = {
       reconcile: (_effect: unknown, signal: AbortSignal) =>
         new Promise<never>(() => {
+          called();
           signal.addEventListener("abort", () => {
             aborted = true;
           });
         }),
     };
-    const report = await reconcile(journal, slow, { ...options, timeBudgetMs: 50 });
+    // The pass's clock and timers are fake: however slow the machine, no time passes before
+    // the handler is called (which would defer the effect instead), and then 50 ms do.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    let report: Awaited<ReturnType<typeof reconcile>>;
+    try {
+      const pass = reconcile(journal, slow, { ...options, timeBudgetMs: 50 });
+      await handlerCalled;
+      await vi.advanceTimersByTimeAsync(50);
+      report = await pass;
+    } finally {
+      vi.useRealTimers();
+    }
     expect(report.failed[0]?.error).toMatch(/longer than/);
     expect(aborted).toBe(true);
     expect((await journal.get("slow"))?.attempts).toBe(1);

@@ -1,18 +1,18 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { FsArtifactService } from "../src/index.js";
 import { tempRoot } from "./helpers.js";
 import { startChild, walk } from "./processes.js";
 
-// A child process loops puts, streamed uploads and deletes on a root and is killed with SIGKILL after a random
-// delay; then a fresh service on the same root must see exactly the acknowledged state (give
-// or take the one operation in flight), only whole, verified artifacts, and versions that
-// never go back; after repair({ minAgeMs: 0 }) no staging garbage may remain.
+// A child process loops puts, streamed uploads and deletes on a root and is killed with SIGKILL
+// right after it announces its Nth operation (N random), so inside an operation whatever the
+// machine's speed; then a fresh service on the same root must see exactly the acknowledged
+// state (give or take the one operation in flight), only whole, verified artifacts, and
+// versions that never go back; after repair({ minAgeMs: 0 }) no staging garbage may remain.
 
 const TRIALS = 200;
 const LANES = 4; // independent roots killed in parallel, TRIALS / LANES trials each
-const MAX_KILL_DELAY_MS = 40;
+const MAX_OPS_BEFORE_KILL = 6;
 const SCOPE: Scope = { kind: "session", app: "crash", user: "u", session: "s" };
 const NAMES = ["a", "b", "c/d", "é"];
 
@@ -81,8 +81,7 @@ async function lane(index: number, trials: number): Promise<LaneStats> {
 
   for (let trial = 0; trial < trials; trial++) {
     const child = startChild("crash-child.mjs", [temp.root, String(index * 100_000 + trial)]);
-    await child.waitFor("ready");
-    await sleep(Math.random() * MAX_KILL_DELAY_MS);
+    await child.waitFor("begin ", 1 + Math.floor(Math.random() * MAX_OPS_BEFORE_KILL));
     child.process.kill("SIGKILL");
     const { lines, signal } = await child.done;
     expect(signal).toBe("SIGKILL");
@@ -188,8 +187,15 @@ describe("crash consistency", () => {
   it(`survives ${TRIALS} SIGKILLs at random points of puts, uploads and deletes`, {
     timeout: 600_000,
   }, async () => {
-    const stats = await Promise.all(
+    // Every lane runs to its end before the test reports, so that no child is still writing
+    // under a root when afterAll removes it (which would hide the first failure behind others).
+    const outcomes = await Promise.allSettled(
       Array.from({ length: LANES }, (_, i) => lane(i, TRIALS / LANES)),
+    );
+    const failed = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
+    const stats = outcomes.flatMap((outcome) =>
+      outcome.status === "fulfilled" ? [outcome.value] : [],
     );
     const kills = stats.reduce((sum, s) => sum + s.kills, 0);
     expect(kills).toBeGreaterThanOrEqual(TRIALS);

@@ -1,18 +1,18 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { ArtifactMeta, Scope } from "@artifact-kit/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { FsArtifactService } from "../src/index.js";
 import { tempRoot } from "./helpers.js";
 import { startChild } from "./processes.js";
 
-// A child loops keyed puts and uploads and is killed with SIGKILL at a random moment; then
+// A child loops keyed puts and uploads and is killed with SIGKILL right after it announces its
+// Nth operation (N random: the kill lands in that one, whatever the machine's speed); then
 // the operation in flight is retried with its key and payload, as a caller whose answer was
 // lost would. The retry must succeed (a binding a crash cut short is finished, never left
 // bound to nothing), every acknowledged operation must replay to its version, and no key may
 // ever be bound to two versions.
 
 const TRIALS = 12;
-const MAX_KILL_DELAY_MS = 40;
+const MAX_OPS_BEFORE_KILL = 4;
 const SCOPE: Scope = { kind: "user", app: "keyed-crash", user: "u" };
 /** The child's payload of operation `i` (see fixtures/keyed-crash-child.mjs). */
 const payload = (i: number) =>
@@ -31,8 +31,7 @@ describe("idempotency keys across crashes", () => {
     let next = 0;
     for (let trial = 0; trial < TRIALS; trial++) {
       const child = startChild("keyed-crash-child.mjs", [temp.root, String(next)]);
-      await child.waitFor("ready");
-      await sleep(Math.random() * MAX_KILL_DELAY_MS);
+      await child.waitFor("begin ", 1 + Math.floor(Math.random() * MAX_OPS_BEFORE_KILL));
       child.process.kill("SIGKILL");
       const { lines } = await child.done;
       let inFlight: number | undefined;

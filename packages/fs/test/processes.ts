@@ -7,8 +7,11 @@ export const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 
 export interface Child {
   readonly process: ChildProcess;
-  /** Resolves with the first stdout line equal to or starting with `prefix`. */
-  waitFor(prefix: string): Promise<string>;
+  /**
+   * Resolves with the `nth` stdout line (the first by default) equal to or starting with
+   * `prefix`: an event to act on, such as a kill right after the child's Nth acknowledgement.
+   */
+  waitFor(prefix: string, nth?: number): Promise<string>;
   /** Resolves with every stdout line and the exit status once the process is gone. */
   readonly done: Promise<{ lines: string[]; code: number | null; signal: string | null }>;
 }
@@ -19,7 +22,7 @@ export function startChild(script: string, args: readonly string[]): Child {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const lines: string[] = [];
-  const waiters: { prefix: string; resolve: (line: string) => void }[] = [];
+  const waiters: { prefix: string; left: number; resolve: (line: string) => void }[] = [];
   let partial = "";
   child.stdout?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => {
@@ -28,7 +31,7 @@ export function startChild(script: string, args: readonly string[]): Child {
     for (const line of parts) {
       lines.push(line);
       for (const waiter of waiters.splice(0)) {
-        if (line.startsWith(waiter.prefix)) waiter.resolve(line);
+        if (line.startsWith(waiter.prefix) && --waiter.left === 0) waiter.resolve(line);
         else waiters.push(waiter);
       }
     }
@@ -42,11 +45,11 @@ export function startChild(script: string, args: readonly string[]): Child {
   return {
     process: child,
     done,
-    waitFor: (prefix) =>
+    waitFor: (prefix, nth = 1) =>
       new Promise((resolve, reject) => {
-        const seen = lines.find((line) => line.startsWith(prefix));
-        if (seen !== undefined) return resolve(seen);
-        waiters.push({ prefix, resolve });
+        const seen = lines.filter((line) => line.startsWith(prefix));
+        if (seen.length >= nth) return resolve(seen[nth - 1] as string);
+        waiters.push({ prefix, left: nth - seen.length, resolve });
         done.then(() => reject(new Error(`the child exited before printing "${prefix}"`)));
       }),
   };

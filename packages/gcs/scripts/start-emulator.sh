@@ -20,7 +20,7 @@ readonly BIN_DIR="$CACHE/fake-gcs-server/$VERSION"
 readonly BIN="$BIN_DIR/fake-gcs-server"
 readonly SERVER_NAME="fake-gcs-server $VERSION"
 readonly STATE="${FAKE_GCS_STATE_DIR:-$CACHE/fake-gcs-server/run}/emulator.env"
-readonly ENDPOINT_VAR=STORAGE_EMULATOR_HOST PID_VAR=FAKE_GCS_PID WAIT_TENTHS=100
+readonly ENDPOINT_VAR=STORAGE_EMULATOR_HOST PID_VAR=FAKE_GCS_PID WAIT_TENTHS=600
 
 install_server() {
   if [[ -x "$BIN" ]]; then return; fi

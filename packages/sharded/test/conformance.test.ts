@@ -9,7 +9,7 @@ import {
   ShardedArtifactService,
   shardRoot,
 } from "../src/index.js";
-import { tempRoot } from "./temp.js";
+import { removeRoot, tempRoot } from "./temp.js";
 
 const SMALL_PAGES = { maxPageLimit: 25, legacyListLimit: 30 };
 
@@ -73,6 +73,8 @@ const durableSubject = (fs?: FsShardOptions) => async () => {
     service: await durable(root, fs),
     reopen: () => durable(root, fs),
     corrupt: (meta: ArtifactMeta, offset: number) => corruptShardData(root, meta, offset),
+    // Each subject's root goes as soon as the kit is done with it, not all at the end.
+    cleanup: () => removeRoot(root),
   };
 };
 

@@ -1,12 +1,22 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ShardedArtifactService } from "../src/index.js";
 import { appScope, bytes, ScriptedShards } from "./fixtures.js";
 
-// These wait in real time, a few multiples of short timeouts.
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// The idle sweeps and transfer idle timers run on fake time (timers and Date together), so a
+// test decides exactly how much time passes between calls, however slow the machine is.
+const fakeTime = () =>
+  vi.useFakeTimers({
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+  });
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("reclaiming without waiting for capacity", () => {
   it("closes a durable worker idle for idleScopeTimeoutMs, and its scope reopens", async () => {
+    fakeTime();
     const shards = new ScriptedShards("durable");
     const service = new ShardedArtifactService(shards, { idleScopeTimeoutMs: 20 });
     await service.put(appScope("a"), "x", bytes("a"));
@@ -18,6 +28,7 @@ describe("reclaiming without waiting for capacity", () => {
   });
 
   it("never closes an idle volatile worker", async () => {
+    fakeTime();
     const shards = new ScriptedShards("volatile");
     const service = new ShardedArtifactService(shards, { idleScopeTimeoutMs: 20 });
     await service.put(appScope("a"), "x", bytes("a"));
@@ -46,6 +57,7 @@ describe("reclaiming without waiting for capacity", () => {
   }, 60_000);
 
   it("ends a transfer left without a call for transferIdleTimeoutMs and lets its worker go", async () => {
+    fakeTime();
     const shards = new ScriptedShards("durable", "native");
     const service = new ShardedArtifactService(shards, {
       maxActiveScopes: 1,
@@ -66,9 +78,9 @@ describe("reclaiming without waiting for capacity", () => {
   });
 
   it("keeps a transfer that is called more often than transferIdleTimeoutMs", async () => {
+    fakeTime();
     const shards = new ScriptedShards("durable", "native");
-    // Calls 250 ms apart for 1.5 s in all: longer than the idle time in total, with a 4x margin
-    // per gap, so a loaded machine's scheduling delays do not end the transfer.
+    // Calls 250 ms apart for 1.5 s in all: longer than the idle time in total, never idle for it.
     const service = new ShardedArtifactService(shards, { transferIdleTimeoutMs: 1_000 });
     const sink = await service.openUpload(appScope("a"), "x");
     for (let i = 0; i < 6; i++) {

@@ -7,7 +7,7 @@ const worker = fileURLToPath(new URL("./worker.mjs", import.meta.url));
 /** Runs a worker to completion and parses what it printed. */
 export async function runWorker<T>(args: readonly string[]): Promise<T> {
   const { stdout } = await promisify(execFile)(process.execPath, [worker, ...args], {
-    timeout: 120_000,
+    timeout: 300_000, // a hang's limit: a loaded machine runs workers several times slower
   });
   return JSON.parse(stdout) as T;
 }
