@@ -3,6 +3,7 @@ import { aliasingLaws } from "./checks/aliasing.js";
 import { boundLaws } from "./checks/bounds.js";
 import { cursorLaws } from "./checks/cursors.js";
 import { deadlineLaws } from "./checks/deadlines.js";
+import { handleLaws } from "./checks/handles.js";
 import { idempotencyLaws } from "./checks/idempotency.js";
 import { basicLaws } from "./checks/laws.js";
 import { lifecycleLaws } from "./checks/lifecycle.js";
@@ -34,6 +35,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...downloadLaws,
   ...deadlineLaws,
   ...raceLaws,
+  ...handleLaws,
   ...modelLaws,
 ]);
 
