@@ -75,7 +75,12 @@ describe("the conformance kit rejects every mutant", () => {
 
   for (const mutant of MUTANTS) {
     it(`rejects the mutant that ${mutant.name}`, () =>
-      expectRejected(mutant.name, memoryOptions(mutant.make), mutant.onlyTheModelCatches));
+      expectRejected(
+        mutant.name,
+        memoryOptions(mutant.make),
+        mutant.onlyTheModelCatches,
+        mutant.onlyCaughtBy,
+      ));
   }
 
   it("passes the unbroken memory adapter shared by two handles", async () => {

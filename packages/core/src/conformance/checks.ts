@@ -7,6 +7,7 @@ import { handleLaws } from "./checks/handles.js";
 import { idempotencyLaws } from "./checks/idempotency.js";
 import { basicLaws } from "./checks/laws.js";
 import { lifecycleLaws } from "./checks/lifecycle.js";
+import { linearizabilityLaws } from "./checks/linearizable.js";
 import { modelLaws } from "./checks/model.js";
 import { prefixLaws } from "./checks/prefix.js";
 import { raceLaws } from "./checks/races.js";
@@ -36,6 +37,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...deadlineLaws,
   ...raceLaws,
   ...handleLaws,
+  ...linearizabilityLaws,
   ...modelLaws,
 ]);
 
