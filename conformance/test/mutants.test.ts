@@ -8,6 +8,7 @@ import { fsSubjects } from "@artifact-kit/fs/testing";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { memorySubjects } from "@artifact-kit/memory/testing";
 import { afterAll, describe, expect, it } from "vitest";
+import { FAULT_MUTANTS, faultyMemorySubject } from "../mutants/faults.js";
 import { buildFsMutant } from "../mutants/fs/build.js";
 import { FS_MUTANTS } from "../mutants/fs/patches.js";
 import { HANDLE_MUTANTS, sharedStoreSubject } from "../mutants/handles.js";
@@ -98,6 +99,24 @@ describe("the conformance kit rejects every mutant", () => {
         { create: sharedStoreSubject(mutant.open), numRuns: MATRIX_RUNS.memory },
         false,
         "handles",
+      ));
+  }
+
+  it("passes the unbroken memory adapter behind an in-process fault injector", async () => {
+    const options = { create: faultyMemorySubject(), numRuns: MATRIX_RUNS.memory, only: "faults" };
+    const results = (await runChecks(artifactServiceChecks(options))).filter((result) =>
+      result.name.startsWith("faults: "),
+    );
+    expect(results.map((result) => result.status)).toEqual(["passed"]);
+  });
+
+  for (const mutant of FAULT_MUTANTS) {
+    it(`rejects the adapter that ${mutant.name}`, () =>
+      expectRejected(
+        mutant.name,
+        { create: faultyMemorySubject(mutant.wrap), numRuns: MATRIX_RUNS.memory },
+        false,
+        "faults",
       ));
   }
 

@@ -3,6 +3,7 @@ import { aliasingLaws } from "./checks/aliasing.js";
 import { boundLaws } from "./checks/bounds.js";
 import { cursorLaws } from "./checks/cursors.js";
 import { deadlineLaws } from "./checks/deadlines.js";
+import { faultLaws } from "./checks/faults.js";
 import { handleLaws } from "./checks/handles.js";
 import { idempotencyLaws } from "./checks/idempotency.js";
 import { basicLaws } from "./checks/laws.js";
@@ -38,6 +39,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...raceLaws,
   ...handleLaws,
   ...linearizabilityLaws,
+  ...faultLaws,
   ...modelLaws,
 ]);
 

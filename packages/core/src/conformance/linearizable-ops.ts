@@ -41,12 +41,15 @@ export function payloadOf(tag: number): Uint8Array {
 
 const digests = new Map<string, number>();
 /** The tag whose payload has this digest (0 when none does: a record of bytes never put). */
-function tagOf(sha256: string): number {
+export function tagOf(sha256: string): number {
   if (digests.size === 0) {
     for (let tag = 1; tag <= 255; tag++) digests.set(sha256Hex(payloadOf(tag)), tag);
   }
   return digests.get(sha256) ?? 0;
 }
+
+/** The sha256 of tag `tag`'s payload. */
+export const digestOfTag = (tag: number): string => sha256Hex(payloadOf(tag));
 
 const seen = (meta: ArtifactMeta): Seen => [meta.version, tagOf(meta.sha256)];
 

@@ -12,12 +12,16 @@ export const FAULT_KINDS: readonly FaultKind[] = Object.freeze(["cut-before", "l
 /**
  * What a subject hands the kit to inject faults: one armed fault at a time, at the next
  * backend request the subject's service makes (through any of its handles). The kit never
- * runs two operations at once while a fault is armed, so "the next request" is the request
- * of the operation that follows the arming.
+ * runs two operations at once while a fault is armed, so "the next request" is a request
+ * of the operation that follows the arming, and it disarms before it reads the result.
  */
 export interface FaultInjection {
-  /** Arms one fault of `kind` for the next backend request. */
-  armNext(kind: FaultKind): void;
+  /**
+   * Arms one fault of `kind` for a coming backend request: the next one, or the one after
+   * `skip` more (so that a fault also reaches the later requests of an operation that makes
+   * several, such as a put that reserves a version, writes and publishes).
+   */
+  armNext(kind: FaultKind, skip?: number): void;
   /**
    * Disarms the armed fault if no request has taken it yet; true when a request took it
    * (the fault happened), false when the operation made no backend request after arming.
