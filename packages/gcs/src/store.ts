@@ -11,6 +11,7 @@ import {
 } from "@artifact-kit/core";
 import {
   type AdapterHooks,
+  allSettledOrFirstFailure,
   compareUtf8,
   type DataDigest,
   nameKey,
@@ -157,7 +158,8 @@ export class GcsStore implements AdapterHooks {
       );
       if (targets.length === 0) break;
       request.deadline.check();
-      const removed = await Promise.all(
+      // Every request settles before the delete answers, so none lands after a failure.
+      const removed = await allSettledOrFirstFailure(
         targets.map(async (object) => {
           const version = this.#layout.versionOf(object.name, object.name.replace(/[^/]*$/, ""));
           if (isKeyed(object) && version !== undefined) {

@@ -1,5 +1,5 @@
 import { corruptArtifact, type Deadline, notFound, type Scope } from "@artifact-kit/core";
-import { nameKey, type ParsedDelete } from "@artifact-kit/core/adapter";
+import { allSettledOrFirstFailure, nameKey, type ParsedDelete } from "@artifact-kit/core/adapter";
 import type { BucketClient } from "./bucket-client.js";
 import { S3_MAX_KEYS } from "./config.js";
 import { type LatestLookup, listAll } from "./latest.js";
@@ -28,7 +28,8 @@ export class VersionRemover {
     for (;;) {
       const targets = await this.#targets(request.scope, key, request.selector, request.deadline);
       if (targets.length === 0) break;
-      const removed = await Promise.all(
+      // Every request settles before the delete answers, so none lands after a failure.
+      const removed = await allSettledOrFirstFailure(
         targets.map((objectKey) =>
           this.#deleteVersion(request.scope, key, objectKey, request.deadline),
         ),
