@@ -3,6 +3,7 @@ import type {
   ArtifactServiceConformanceOptions,
   FaultInjection,
   FaultKind,
+  ServiceSubject,
 } from "@artifact-kit/core/conformance";
 import { gcsSubjects } from "@artifact-kit/gcs/testing";
 import { s3Subjects } from "@artifact-kit/s3/testing";
@@ -61,83 +62,93 @@ const GCS_UNAVAILABLE: Fault = { answer: { status: 503, body: '{"error":{"code":
 
 type FaultOptions = Pick<ArtifactServiceConformanceOptions, "create">;
 
-/** Registers the proxy's start and stop; `faults()` gives the injector once it runs. */
-function proxied(target: () => string, refusal: Fault, rewriteHost: boolean, label: string) {
+/** A network adapter's server and how to reach it through a fault proxy. */
+interface ProxiedBackend {
+  readonly label: string;
+  readonly target: () => string;
+  /** The server's own refusal, which the proxy answers for a cut request. */
+  readonly refusal: Fault;
+  /** Send the server's host in the Host header (see FaultProxyOptions). */
+  readonly rewriteHost: boolean;
+  /** Creates the bucket `name` on the server itself. */
+  readonly createBucket: (name: string) => Promise<unknown>;
+  /** The adapter's subject in bucket `bucket`, its client talking to `endpoint`. */
+  readonly subject: (endpoint: string, bucket: string) => Promise<ServiceSubject>;
+}
+
+/**
+ * Subjects in one bucket of `backend`, each with a client through the proxy and the proxy's
+ * `faults`; the proxy starts before the file's tests and prints its count after them.
+ */
+function faultOptions(backend: ProxiedBackend): FaultOptions {
   let proxy: FaultProxy | undefined;
   let faults: ProxyFaults | undefined;
+  let bucket: Promise<string> | undefined;
   beforeAll(async () => {
-    proxy = await FaultProxy.start(target(), { rewriteHost });
-    faults = new ProxyFaults(proxy, refusal);
+    proxy = await FaultProxy.start(backend.target(), { rewriteHost: backend.rewriteHost });
+    faults = new ProxyFaults(proxy, backend.refusal);
   });
   afterAll(async () => {
-    console.info(`${label}: ${faults?.fired ?? 0} faults taken by a request`);
+    console.info(`${backend.label}: ${faults?.fired ?? 0} faults taken by a request`);
     await proxy?.close();
   });
-  const started = () => {
-    if (!proxy || !faults) throw new Error("the fault proxy has not started");
-    return { proxy, faults };
+  const newBucket = async () => {
+    const name = `faults-${randomUUID()}`;
+    await backend.createBucket(name);
+    return name;
   };
-  return started;
+  return {
+    create: async () => {
+      if (!proxy || !faults) throw new Error("the fault proxy has not started");
+      bucket ??= newBucket();
+      return { ...(await backend.subject(proxy.endpoint, await bucket)), faults };
+    },
+  };
 }
+
+const s3Client = (endpoint: string) =>
+  new S3Client({
+    endpoint,
+    region: "us-east-1",
+    forcePathStyle: true,
+    credentials: { accessKeyId: "matrix", secretAccessKey: "matrix" },
+    maxAttempts: 2,
+  });
 
 /**
  * s3 on moto through a fault proxy. The client retries once, as the SDK does by default (it
  * tries three times): a lost reply to a create-only write is retried and meets the write it
  * made. One retry, not two, keeps the back-off waits of 200 faults affordable.
  */
-export function s3FaultOptions(): FaultOptions {
-  const started = proxied(() => inject("s3Endpoint"), S3_UNAVAILABLE, false, "s3 on moto");
-  const client = (endpoint: string) =>
-    new S3Client({
-      endpoint,
-      region: "us-east-1",
-      forcePathStyle: true,
-      credentials: { accessKeyId: "matrix", secretAccessKey: "matrix" },
-      maxAttempts: 2,
-    });
-  let bucket: string | undefined;
-  return {
-    create: async () => {
-      const { proxy, faults } = started();
-      if (bucket === undefined) {
-        bucket = `faults-${randomUUID()}`;
-        await client(inject("s3Endpoint")).send(new CreateBucketCommand({ Bucket: bucket }));
-      }
-      const name = bucket;
-      const subject = await s3Subjects(
-        () => client(proxy.endpoint),
-        () => name,
-      ).create();
-      return { ...subject, faults };
-    },
-  };
-}
+export const s3FaultOptions = (): FaultOptions =>
+  faultOptions({
+    label: "s3 on moto",
+    target: () => inject("s3Endpoint"),
+    refusal: S3_UNAVAILABLE,
+    rewriteHost: false,
+    createBucket: (name) =>
+      s3Client(inject("s3Endpoint")).send(new CreateBucketCommand({ Bucket: name })),
+    subject: (endpoint, bucket) =>
+      s3Subjects(
+        () => s3Client(endpoint),
+        () => bucket,
+      ).create(),
+  });
+
+const gcsStorage = (apiEndpoint: string) =>
+  new Storage({ apiEndpoint, projectId: "matrix", retryOptions: { autoRetry: false } });
 
 /**
  * gcs on fake-gcs-server through a fault proxy. The client does not retry: its retries wait
  * a second at least, which 200 faults cannot afford; the adapter meets every fault itself.
  */
-export function gcsFaultOptions(): FaultOptions {
-  const started = proxied(
-    () => inject("gcsEndpoint"),
-    GCS_UNAVAILABLE,
-    true,
-    "gcs on fake-gcs-server",
-  );
-  const storage = (apiEndpoint: string) =>
-    new Storage({ apiEndpoint, projectId: "matrix", retryOptions: { autoRetry: false } });
-  let bucket: string | undefined;
-  return {
-    create: async () => {
-      const { proxy, faults } = started();
-      if (bucket === undefined) {
-        bucket = `faults-${randomUUID()}`;
-        await storage(inject("gcsEndpoint")).createBucket(bucket);
-      }
-      const name = bucket;
-      const open = () => storage(proxy.endpoint).bucket(name) as Bucket;
-      const subject = await gcsSubjects(open).create();
-      return { ...subject, faults };
-    },
-  };
-}
+export const gcsFaultOptions = (): FaultOptions =>
+  faultOptions({
+    label: "gcs on fake-gcs-server",
+    target: () => inject("gcsEndpoint"),
+    refusal: GCS_UNAVAILABLE,
+    rewriteHost: true,
+    createBucket: (name) => gcsStorage(inject("gcsEndpoint")).createBucket(name),
+    subject: (endpoint, bucket) =>
+      gcsSubjects(() => gcsStorage(endpoint).bucket(bucket) as Bucket).create(),
+  });

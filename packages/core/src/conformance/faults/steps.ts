@@ -88,10 +88,7 @@ export async function runFaultStep(
           },
         ),
       );
-      // Under a fault, not_found is tolerated too: a retried request may meet its own delete.
-      // The versions are then as after a failure: maybe deleted, resolved by the next read.
-      const tolerated = step.fault !== undefined && outcome === "not_found";
-      if (outcome === undefined || tolerated) model.maybeDeleted(targets);
+      if (outcome === undefined) model.maybeDeleted(targets);
       else if (targets.length === 0) expectEqual(outcome, "not_found", `${what} of nothing live`);
       else {
         expectEqual(outcome, "deleted", `${what} of versions ${targets.join(", ")}`);
