@@ -3,7 +3,7 @@ import { sha256Hex } from "../scope.js";
 import { hasTransfer } from "../transfer.js";
 import type { ArtifactMeta, ArtifactService, Scope } from "../types.js";
 import { fail } from "./expect.js";
-import type { SequentialSpec } from "./linearizability.js";
+import type { HistoryEntry, SequentialSpec } from "./linearizability.js";
 import { byUtf8Bytes } from "./model.js";
 
 // The operations of a linearizability history on one scope, how each is run against a
@@ -146,9 +146,14 @@ export function describeOp(op: HistoryOp): string {
   }
 }
 
-/** Per name: the version high-water and the live versions, ascending. */
+/**
+ * Per name: every version published so far and the live ones, ascending. A put's version
+ * need only be new here: versions are allocated before they are published, so two
+ * concurrent puts may publish out of order; that allocation follows real time is checked on
+ * the history itself (`expectVersionsFollowRealTime`).
+ */
 type HistoryState = Readonly<
-  Record<string, { readonly highWater: number; readonly live: readonly Seen[] }>
+  Record<string, { readonly published: readonly number[]; readonly live: readonly Seen[] }>
 >;
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -159,7 +164,7 @@ export function historySpec(limits: {
   legacyListLimit: number;
 }): SequentialSpec<HistoryState, HistoryOp, HistoryOutput> {
   const entry = (state: HistoryState, name: string) =>
-    state[name] ?? { highWater: 0, live: [] as readonly Seen[] };
+    state[name] ?? { published: [] as readonly number[], live: [] as readonly Seen[] };
   const liveNames = (state: HistoryState) =>
     Object.keys(state)
       .filter((name) => entry(state, name).live.length > 0)
@@ -172,7 +177,12 @@ export function historySpec(limits: {
         : live.filter(([version]) => version !== selector);
   return {
     initial: {},
-    key: (state) => JSON.stringify(liveNames(state).map((name) => [name, state[name]])),
+    key: (state) =>
+      JSON.stringify(
+        Object.keys(state)
+          .sort()
+          .map((name) => [name, state[name]]),
+      ),
     step(state, op, output) {
       if (op.kind === "listNames") {
         return same(output, { names: liveNames(state).slice(0, limits.pageLimit) })
@@ -186,14 +196,17 @@ export function historySpec(limits: {
         const listed = all.length > limits.legacyListLimit ? "result_limit_exceeded" : all;
         return same(output, { listed }) ? state : undefined;
       }
-      const { highWater, live } = entry(state, op.name);
+      const { published, live } = entry(state, op.name);
       switch (op.kind) {
         case "put": {
           const version = "put" in output ? output.put : 0;
-          if (version <= highWater) return undefined;
+          if (version < 1 || published.includes(version)) return undefined;
           return {
             ...state,
-            [op.name]: { highWater: version, live: [...live, [version, op.tag]] },
+            [op.name]: {
+              published: [...published, version].sort((a, b) => a - b),
+              live: [...live, [version, op.tag] as const].sort(([a], [b]) => a - b),
+            },
           };
         }
         case "get":
@@ -206,7 +219,7 @@ export function historySpec(limits: {
         case "delete": {
           const rest = removing(live, op.selector);
           if (!same(output, { deleted: rest.length < live.length })) return undefined;
-          return { ...state, [op.name]: { highWater, live: rest } };
+          return { ...state, [op.name]: { published, live: rest } };
         }
         case "listVersions":
           return same(output, { versions: live.slice(0, limits.pageLimit) }) ? state : undefined;
@@ -217,4 +230,43 @@ export function historySpec(limits: {
 
 export function describeOutput(output: HistoryOutput): string {
   return JSON.stringify(output);
+}
+
+/** Every version an operation's output shows of `name`. */
+function versionsShown(op: HistoryOp, output: HistoryOutput, name: string): number[] {
+  if ("put" in output) return op.kind === "put" && op.name === name ? [output.put] : [];
+  if ("read" in output) {
+    return "name" in op && op.name === name && output.read !== "not_found" ? [output.read[0]] : [];
+  }
+  if ("versions" in output) {
+    return "name" in op && op.name === name ? output.versions.map(([v]) => v) : [];
+  }
+  if ("listed" in output && output.listed !== "result_limit_exceeded") {
+    return output.listed.filter(([n]) => n === name).map(([, v]) => v);
+  }
+  return [];
+}
+
+/**
+ * Versions are allocated in real-time order: a put invoked after an operation returned
+ * answers a version above every version that operation showed of the same name.
+ */
+export function expectVersionsFollowRealTime(
+  history: readonly HistoryEntry<HistoryOp, HistoryOutput>[],
+  describe: (entry: HistoryEntry<HistoryOp, HistoryOutput>) => string,
+): void {
+  for (const put of history) {
+    if (put.input.kind !== "put" || !("put" in put.output)) continue;
+    const { name } = put.input;
+    const version = put.output.put;
+    for (const before of history) {
+      if (before.returnedAt > put.invokedAt) continue;
+      const above = versionsShown(before.input, before.output, name).find((v) => v >= version);
+      if (above !== undefined) {
+        fail(
+          `${describe(put)} answered version ${version}, but ${describe(before)} had already shown version ${above}: versions must grow past every version allocated before`,
+        );
+      }
+    }
+  }
 }

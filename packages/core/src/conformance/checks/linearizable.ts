@@ -10,6 +10,7 @@ import { type HistoryEntry, LogicalClock, linearize } from "../linearizability.j
 import {
   describeOp,
   describeOutput,
+  expectVersionsFollowRealTime,
   HISTORY_NAMES,
   type HistoryOp,
   type HistoryOutput,
@@ -162,14 +163,14 @@ async function runPlan(handles: readonly ArtifactService[], scope: Scope, plan: 
   });
   const failed = (await Promise.allSettled(clients)).find((o) => o.status === "rejected");
   if (failed) throw failed.reason;
+  const describe = (e: Entry) =>
+    `[${e.invokedAt}..${e.returnedAt}] ${e.client < 0 ? "setup" : `client ${e.client}`} (handle ${e.handle}): ${describeOp(e.input)} -> ${describeOutput(e.output)}`;
+  expectVersionsFollowRealTime(history, (e) => describe(e as Entry));
   const spec = historySpec({ pageLimit: maxPageLimit, legacyListLimit });
   if (linearize(history, spec) === undefined) {
     const lines = [...history]
       .sort((a, b) => a.invokedAt - b.invokedAt)
-      .map(
-        (e) =>
-          `  [${e.invokedAt}..${e.returnedAt}] ${e.client < 0 ? "setup" : `client ${e.client}`} (handle ${e.handle}): ${describeOp(e.input)} -> ${describeOutput(e.output)}`,
-      );
+      .map((e) => `  ${describe(e)}`);
     fail(
       `no order of these operations, within their real-time bounds, gives their outputs in the reference model (not linearizable):\n${lines.join("\n")}`,
     );
