@@ -17,6 +17,7 @@ import {
   JudgesPayloadBeforeDeletion,
   ListingsDropIdempotencyKey,
 } from "./keys.js";
+import { DeleteHidesBeforeRemoving } from "./observers.js";
 import {
   CopiesBufferLate,
   CreatedAtOnRead,
@@ -47,6 +48,8 @@ export interface Mutant {
   make: (options?: MemoryArtifactServiceOptions) => ArtifactService;
   /** Every fixed law passes it: only the model-based check can reject it. */
   onlyTheModelCatches?: true;
+  /** Only the laws of this group see the bug: the first law to fail must be one of them. */
+  onlyCaughtBy?: string;
 }
 
 const memory = (options?: MemoryArtifactServiceOptions) => new MemoryArtifactService(options);
@@ -131,4 +134,9 @@ export const MUTANTS: readonly Mutant[] = [
   { name: "serves byte ranges one byte late", make: (o) => new RangeOffByOne(memory(o)) },
   { name: "publishes an aborted upload", make: (o) => new AbortPublishes(memory(o)) },
   { name: "keeps a lent upload chunk", make: (o) => new KeepsLentChunks(memory(o)) },
+  {
+    name: "hides deleted versions from listings a turn before it deletes them",
+    make: (o) => new DeleteHidesBeforeRemoving(memory(o)),
+    onlyCaughtBy: "linearizability",
+  },
 ];

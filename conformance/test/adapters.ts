@@ -1,2 +1,10 @@
-/** fast-check runs per property in the matrix; the mutant tests use the same settings. */
-export const MATRIX_RUNS = Object.freeze({ memory: 100, fs: 30, runStore: 50 });
+/**
+ * fast-check runs per property in the matrix; the mutant tests use the same settings.
+ * `faults`: runs of the fault law over each network adapter (over 200 faults each).
+ */
+export const MATRIX_RUNS = Object.freeze({
+  memory: 100,
+  fs: 30,
+  runStore: 50,
+  faults: 16,
+});

@@ -8,8 +8,10 @@ import { fsSubjects } from "@artifact-kit/fs/testing";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { memorySubjects } from "@artifact-kit/memory/testing";
 import { afterAll, describe, expect, it } from "vitest";
+import { FAULT_MUTANTS, faultyMemorySubject } from "../mutants/faults.js";
 import { buildFsMutant } from "../mutants/fs/build.js";
 import { FS_MUTANTS } from "../mutants/fs/patches.js";
+import { HANDLE_MUTANTS, sharedStoreSubject } from "../mutants/handles.js";
 import { MUTANTS } from "../mutants/index.js";
 import { RUN_STORE_MUTANTS } from "../mutants/run-store/mutants.js";
 import { MATRIX_RUNS } from "./adapters.js";
@@ -40,12 +42,15 @@ async function expectRejected(
   mutant: string,
   options: ArtifactServiceConformanceOptions,
   onlyTheModelCatches = false,
+  /** The group of the first law that must fail, when only one family can see the bug. */
+  group?: string,
 ) {
   const failure = await firstFailure(artifactServiceChecks(options, mutant));
   expect(failure, `no check failed for the mutant that ${mutant}`).toBeDefined();
   killedBy.push([mutant, failure?.name ?? ""]);
   // The model runs last: a mutant only it catches passed every fixed law before it.
   if (onlyTheModelCatches) expect(failure?.name, failure?.report).toMatch(/^model: /);
+  if (group !== undefined) expect(failure?.name, failure?.report).toMatch(`${group}: `);
 }
 
 const memoryOptions = (make: (typeof MUTANTS)[number]["make"]) => ({
@@ -71,7 +76,48 @@ describe("the conformance kit rejects every mutant", () => {
 
   for (const mutant of MUTANTS) {
     it(`rejects the mutant that ${mutant.name}`, () =>
-      expectRejected(mutant.name, memoryOptions(mutant.make), mutant.onlyTheModelCatches));
+      expectRejected(
+        mutant.name,
+        memoryOptions(mutant.make),
+        mutant.onlyTheModelCatches,
+        mutant.onlyCaughtBy,
+      ));
+  }
+
+  it("passes the unbroken memory adapter shared by two handles", async () => {
+    // Only the laws that use a second handle: the others see the memory adapter alone.
+    const options = { create: sharedStoreSubject(), numRuns: MATRIX_RUNS.memory, only: "handles" };
+    const results = await runChecks(artifactServiceChecks(options));
+    expect(results.length).toBeGreaterThanOrEqual(4);
+    expect(results.filter((result) => result.status !== "passed")).toEqual([]);
+  });
+
+  for (const mutant of HANDLE_MUTANTS) {
+    it(`rejects the second handle that ${mutant.name}`, () =>
+      expectRejected(
+        mutant.name,
+        { create: sharedStoreSubject(mutant.open), numRuns: MATRIX_RUNS.memory },
+        false,
+        "handles",
+      ));
+  }
+
+  it("passes the unbroken memory adapter behind an in-process fault injector", async () => {
+    const options = { create: faultyMemorySubject(), numRuns: MATRIX_RUNS.memory, only: "faults" };
+    const results = (await runChecks(artifactServiceChecks(options))).filter((result) =>
+      result.name.startsWith("faults: "),
+    );
+    expect(results.map((result) => result.status)).toEqual(["passed"]);
+  });
+
+  for (const mutant of FAULT_MUTANTS) {
+    it(`rejects the adapter that ${mutant.name}`, () =>
+      expectRejected(
+        mutant.name,
+        { create: faultyMemorySubject(mutant.wrap), numRuns: MATRIX_RUNS.memory },
+        false,
+        "faults",
+      ));
   }
 
   for (const spec of FS_MUTANTS) {

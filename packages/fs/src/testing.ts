@@ -29,7 +29,8 @@ export interface FsServiceClass {
 
 /**
  * One subject on a fresh directory under the OS temp dir: reopen is a new instance on the
- * same root (a restart, sharing nothing in memory), corrupt flips a byte of the version's
+ * same root (a restart, sharing nothing in memory), openAnother the same while the first
+ * stays open (another process on the root), corrupt flips a byte of the version's
  * data file in place (as disk corruption would), cleanup removes the directory.
  */
 export async function fsSubject(
@@ -40,6 +41,7 @@ export async function fsSubject(
   return {
     service: await Service.open({ ...bounds, root }),
     reopen: () => Service.open({ ...bounds, root }),
+    openAnother: () => Service.open({ ...bounds, root }),
     corrupt: (meta: ArtifactMeta, offset: number) =>
       flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, offset),
     cleanup: () => rm(root, { recursive: true, force: true }),

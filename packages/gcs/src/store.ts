@@ -11,6 +11,7 @@ import {
 } from "@artifact-kit/core";
 import {
   type AdapterHooks,
+  allSettledOrFirstFailure,
   compareUtf8,
   type DataDigest,
   nameKey,
@@ -126,22 +127,32 @@ export class GcsStore implements AdapterHooks {
    * verifying every 1 MiB block it touches against the digests in the header.
    */
   async download(request: ParsedGet): Promise<StoredDownload> {
-    const { object, manifest } = await this.#findVersion(request);
-    const { blocks } = await readHeaderManifest(
-      this.#client,
-      this.#layout,
-      request.scope,
-      object,
-      request.deadline,
-      request.name,
-    );
-    const headerBytes = headerBytesOf(object);
-    return {
-      meta: metaOf(manifest),
-      blocks,
-      read: (start, end) =>
-        this.#client.readRange(object.name, headerBytes + start, headerBytes + end - 1),
-    };
+    // As a read does, "latest" is looked up again when the version found is deleted before
+    // its block digests are read: not_found only when nothing is live (a download of latest
+    // racing a delete of the top version answered not_found while an older one was live;
+    // found by the kit's linearizability law).
+    for (;;) {
+      const { object, manifest } = await this.#findVersion(request);
+      const header = await readHeaderManifest(
+        this.#client,
+        this.#layout,
+        request.scope,
+        object,
+        request.deadline,
+        request.name,
+      ).catch((error: unknown) => {
+        if (request.version !== "latest" || !isArtifactError(error, "not_found")) throw error;
+        return undefined;
+      });
+      if (!header) continue;
+      const headerBytes = headerBytesOf(object);
+      return {
+        meta: metaOf(manifest),
+        blocks: header.blocks,
+        read: (start, end) =>
+          this.#client.readRange(object.name, headerBytes + start, headerBytes + end - 1),
+      };
+    }
   }
 
   async remove(request: ParsedDelete): Promise<void> {
@@ -157,7 +168,8 @@ export class GcsStore implements AdapterHooks {
       );
       if (targets.length === 0) break;
       request.deadline.check();
-      const removed = await Promise.all(
+      // Every request settles before the delete answers, so none lands after a failure.
+      const removed = await allSettledOrFirstFailure(
         targets.map(async (object) => {
           const version = this.#layout.versionOf(object.name, object.name.replace(/[^/]*$/, ""));
           if (isKeyed(object) && version !== undefined) {

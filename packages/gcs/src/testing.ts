@@ -35,8 +35,9 @@ async function corruptObject(bucket: Bucket, prefix: string, meta: ArtifactMeta,
 
 /**
  * The conformance kit's subjects for the gcs adapter: each subject is a fresh prefix in the
- * bucket that `openBucket` opens; reopen is a new service through a new `openBucket()` (a new
- * client, as another host would be); corrupt damages the published object in place.
+ * bucket that `openBucket` opens; reopen and openAnother are a new service through a new
+ * `openBucket()` (a new client, as another host would be; openAnother while the first stays
+ * open); corrupt damages the published object in place.
  */
 export function gcsSubjects(
   openBucket: () => Bucket,
@@ -47,6 +48,7 @@ export function gcsSubjects(
     return {
       service: open(),
       reopen: async () => open(),
+      openAnother: async () => open(),
       corrupt: (meta, offset) => corruptObject(openBucket(), prefix, meta, offset),
     };
   };

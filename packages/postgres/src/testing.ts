@@ -27,7 +27,8 @@ const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Object.fr
 
 /**
  * Subjects over pools from `newPool`: each subject is a schema of its own; reopen is a new
- * pool on the same schema (as another host would be, the previous pool ended); corrupt flips
+ * pool on the same schema (as another host would be, the previous pool ended); openAnother a
+ * new pool on it while the first stays open; corrupt flips
  * a stored byte with SQL.
  */
 export function postgresSubjects(
@@ -38,6 +39,8 @@ export function postgresSubjects(
     const schema = `ak_test_${randomUUID().replaceAll("-", "")}`;
     let pool = newPool();
     const service = await PostgresArtifactService.open({ pool, schema, migrate: true, ...bounds });
+    // Pools of the instances openAnother opened: the kit closes those services, not the pools.
+    const otherPools: Pool[] = [];
     return {
       service,
       reopen: async () => {
@@ -45,10 +48,15 @@ export function postgresSubjects(
         pool = newPool();
         return PostgresArtifactService.open({ pool, schema, ...bounds });
       },
+      openAnother: async () => {
+        const other = newPool();
+        otherPools.push(other);
+        return PostgresArtifactService.open({ pool: other, schema, ...bounds });
+      },
       corrupt: (meta, offset) => flipStoredByte(pool, schema, meta, offset),
       cleanup: async () => {
         await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await pool.end();
+        await Promise.all([pool, ...otherPools].map((each) => each.end()));
       },
     };
   };

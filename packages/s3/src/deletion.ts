@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { corruptArtifact, type Deadline, notFound, type Scope } from "@artifact-kit/core";
-import { nameKey, type ParsedDelete } from "@artifact-kit/core/adapter";
+import { allSettledOrFirstFailure, nameKey, type ParsedDelete } from "@artifact-kit/core/adapter";
 import type { BucketClient } from "./bucket-client.js";
 import { S3_MAX_KEYS } from "./config.js";
 import { type LatestLookup, listAll } from "./latest.js";
@@ -28,7 +29,8 @@ export class VersionRemover {
     for (;;) {
       const targets = await this.#targets(request.scope, key, request.selector, request.deadline);
       if (targets.length === 0) break;
-      const removed = await Promise.all(
+      // Every request settles before the delete answers, so none lands after a failure.
+      const removed = await allSettledOrFirstFailure(
         targets.map((objectKey) =>
           this.#deleteVersion(request.scope, key, objectKey, request.deadline),
         ),
@@ -77,8 +79,19 @@ export class VersionRemover {
     if (version === undefined) throw corruptArtifact(`unexpected object ${objectKey}`);
     const marker = this.#layout.deletionMarker(scope, key, version);
     deadline.check();
-    const outcome = await this.#client.createOnly(deadline, marker, new Uint8Array(0), true);
+    // The marker holds a token of this delete: when the reply to its write is lost and the
+    // SDK's retry finds the marker, the token tells our own write from another delete's.
+    // Without it, delete("latest") took its own marker for another's, looked again and
+    // deleted the next version too (found by the kit's fault law: a lost reply).
+    const claim = new TextEncoder().encode(randomUUID());
+    const outcome = await this.#client.createOnly(deadline, marker, claim, true);
+    const ours = outcome === "created" || (await this.#holdsClaim(deadline, marker, claim));
     await this.#client.delete(deadline, objectKey);
-    return outcome === "created";
+    return ours;
+  }
+
+  async #holdsClaim(deadline: Deadline, marker: string, claim: Uint8Array): Promise<boolean> {
+    const found = await this.#client.get(deadline, marker);
+    return found !== undefined && Buffer.from(found.bytes).equals(Buffer.from(claim));
   }
 }

@@ -38,8 +38,8 @@ async function corruptObject(
 
 /**
  * The conformance kit's subjects for the s3 adapter: each subject is a fresh prefix in the
- * bucket `bucket()` names; reopen is a new service with a new client (as another host would
- * be); corrupt damages the published object in place.
+ * bucket `bucket()` names; reopen and openAnother are a new service with a new client (as
+ * another host would be; openAnother while the first stays open); corrupt damages the published object in place.
  */
 export function s3Subjects(
   newClient: () => S3Client,
@@ -52,6 +52,7 @@ export function s3Subjects(
     return {
       service: open(),
       reopen: async () => open(),
+      openAnother: async () => open(),
       corrupt: (meta, offset) => corruptObject(newClient(), bucket(), prefix, meta, offset),
     };
   };

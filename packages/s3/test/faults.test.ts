@@ -16,6 +16,7 @@ const publish = (r: SeenRequest) =>
 const completion = (r: SeenRequest) =>
   r.method === "POST" && r.url.includes("/n/") && r.url.includes("uploadId=");
 const listing = (r: SeenRequest) => r.method === "GET" && r.url.includes("list-type=2");
+const deletionMarker = (r: SeenRequest) => r.method === "PUT" && r.url.includes("/d/");
 
 describe("faults between the client and the server", () => {
   let proxy: FaultProxy;
@@ -53,6 +54,17 @@ describe("faults between the client and the server", () => {
     expect(meta.version).toBe(2);
     expect(await versions("n")).toEqual([1, 2]);
     expect(new TextDecoder().decode((await observer.get(scope, "n")).data)).toBe("second");
+  });
+
+  // Found by the kit's fault law: the retry met the marker its lost write had made, took it
+  // for another delete's, and delete("latest") went on to delete the next version too.
+  it('a lost reply to delete("latest")\'s marker write deletes that version only', async () => {
+    await service.put(scope, "n", bytes("first"));
+    await service.put(scope, "n", bytes("second"));
+    proxy.inject(deletionMarker, "drop-response");
+    await service.delete(scope, "n", "latest");
+    expect(proxy.seen.filter(deletionMarker).length).toBe(2); // lost, then retried
+    expect(await versions("n")).toEqual([1]);
   });
 
   it("a lost completion of a streamed upload publishes one version, whole", async () => {

@@ -63,7 +63,8 @@ function corruptShardData(root: string, meta: ArtifactMeta, offset: number) {
   return flipFileByte(fsArtifactPaths(shard, meta.scope, meta.name, meta.version).data, offset);
 }
 
-// Durable: exact-scope fs workers; reopen is a restarted router on the same root.
+// Durable: exact-scope fs workers; reopen is a restarted router on the same root, and
+// openAnother a second router on it while the first stays open.
 const durable = (root: string, fs?: FsShardOptions): Promise<ArtifactService> =>
   createArtifactRuntime("durable_local", { root, ...(fs ? { fs } : {}) });
 
@@ -72,6 +73,8 @@ const durableSubject = (fs?: FsShardOptions) => async () => {
   return {
     service: await durable(root, fs),
     reopen: () => durable(root, fs),
+    // Another router on the same root, as another process would open it.
+    openAnother: () => durable(root, fs),
     corrupt: (meta: ArtifactMeta, offset: number) => corruptShardData(root, meta, offset),
     // Each subject's root goes as soon as the kit is done with it, not all at the end.
     cleanup: () => removeRoot(root),

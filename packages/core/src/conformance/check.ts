@@ -30,6 +30,10 @@ export type Need =
   | "reopen"
   /** the subject's `corrupt` */
   | "corrupt"
+  /** the subject's `openAnother` (a second live instance on the same storage) */
+  | "another"
+  /** the subject's `faults` (a fault armed at its next backend request) */
+  | "faults"
   /** a transfer part declared in capabilities().transfer */
   | keyof TransferCapabilities;
 
@@ -41,7 +45,12 @@ export interface LawContext {
   readonly transfer: ArtifactService & ArtifactTransfer;
   readonly options: ArtifactServiceConformanceOptions;
   /** Which hooks the subject gives. */
-  readonly hooks: { readonly reopen: boolean; readonly corrupt: boolean };
+  readonly hooks: {
+    readonly reopen: boolean;
+    readonly corrupt: boolean;
+    readonly another: boolean;
+    readonly faults: boolean;
+  };
   /** Runs `body` on another fresh subject of the same kind (one per property run). */
   fresh<T>(body: (holder: ServiceHolder) => Promise<T>): Promise<T>;
   /** Closes the service and opens a new instance over the same storage. */
@@ -175,6 +184,12 @@ async function runLaw(
   if (law.needs.includes("corrupt") && !subject.corrupt) {
     return skip("the subject gives no corrupt hook to damage stored bytes");
   }
+  if (law.needs.includes("another") && !subject.openAnother) {
+    return skip("the subject gives no openAnother: no second instance on the same storage");
+  }
+  if (law.needs.includes("faults") && !subject.faults) {
+    return skip("the subject gives no faults hook to fail its backend requests");
+  }
   const parts = law.needs.filter((need) => TRANSFER_PARTS.includes(need));
   if (parts.length > 0) {
     const declared = holder.service.capabilities().transfer as TransferCapabilities | undefined;
@@ -194,7 +209,12 @@ async function runLaw(
       return holder.service as ArtifactService & ArtifactTransfer;
     },
     options,
-    hooks: { reopen: subject.reopen !== undefined, corrupt: subject.corrupt !== undefined },
+    hooks: {
+      reopen: subject.reopen !== undefined,
+      corrupt: subject.corrupt !== undefined,
+      another: subject.openAnother !== undefined,
+      faults: subject.faults !== undefined,
+    },
     fresh: (body) => withSubject(create, body),
     reopen: () => reopenHolder(holder),
     corrupt: (meta, offset) => {

@@ -3,9 +3,12 @@ import { aliasingLaws } from "./checks/aliasing.js";
 import { boundLaws } from "./checks/bounds.js";
 import { cursorLaws } from "./checks/cursors.js";
 import { deadlineLaws } from "./checks/deadlines.js";
+import { faultLaws } from "./checks/faults.js";
+import { handleLaws } from "./checks/handles.js";
 import { idempotencyLaws } from "./checks/idempotency.js";
 import { basicLaws } from "./checks/laws.js";
 import { lifecycleLaws } from "./checks/lifecycle.js";
+import { linearizabilityLaws } from "./checks/linearizable.js";
 import { modelLaws } from "./checks/model.js";
 import { prefixLaws } from "./checks/prefix.js";
 import { raceLaws } from "./checks/races.js";
@@ -34,6 +37,9 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...downloadLaws,
   ...deadlineLaws,
   ...raceLaws,
+  ...handleLaws,
+  ...linearizabilityLaws,
+  ...faultLaws,
   ...modelLaws,
 ]);
 

@@ -1,4 +1,5 @@
 import type { ArtifactMeta, ArtifactService } from "../types.js";
+import type { FaultInjection } from "./faults/injection.js";
 
 /**
  * A fresh, isolated service over storage of its own (a directory, a bucket prefix, a
@@ -17,6 +18,19 @@ export interface ServiceSubject {
    * that the transfer laws can prove downloads and ranges detect it.
    */
   corrupt?: (meta: ArtifactMeta, offset: number) => Promise<void>;
+  /**
+   * Durable and remote adapters: a second live instance over the same storage, opened while
+   * `service` stays open (another process or host on the same directory, bucket or database).
+   * It shares nothing in memory with `service`. The kit closes every instance it opens this
+   * way before `cleanup`; the two-handle laws and the linearizability law use it.
+   */
+  openAnother?: () => Promise<ArtifactService>;
+  /**
+   * Network adapters: arms a fault at the service's next backend request (through any of
+   * its handles), e.g. through a proxy between the client and the server. The fault laws
+   * then interleave faults with operations (see ./faults/injection.ts).
+   */
+  faults?: FaultInjection;
   /** Removes the subject's storage; called after the kit has closed the service. */
   cleanup?: () => Promise<void>;
 }

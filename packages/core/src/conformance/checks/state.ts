@@ -12,12 +12,13 @@ import {
 } from "../observe.js";
 import { BOUNDARY_SIZES, seededBytes } from "../payload.js";
 
-// Multi-step state laws on one artifact: every view of it (head, get, listVersions, list)
+// Multi-step state laws on one artifact (the two-handle laws reuse putTracked and
+// expectEveryViewAgrees): every view of it (head, get, listVersions, list)
 // agrees with the model after each kind of delete, and the version high-water never goes back.
 
 const NAME = "state/artifact";
 
-async function putTracked(
+export async function putTracked(
   service: ArtifactService,
   model: ReferenceModel,
   scope: Scope,
@@ -45,7 +46,7 @@ async function putTracked(
 }
 
 /** head, get (latest and each version), listVersions and list all say what the model says. */
-async function expectEveryViewAgrees(
+export async function expectEveryViewAgrees(
   service: ArtifactService,
   model: ReferenceModel,
   scope: Scope,
