@@ -5,21 +5,29 @@ import { createExclusive, isTaken } from "./io.js";
 import { type NamePaths, type ScopePaths, VERSION_FILE_PATTERN, versionFile } from "./layout.js";
 import { scanStoreDirectory } from "./records.js";
 
-interface HighWaterHint {
+interface NameAllocation {
   /** Next version number to try (the high-water known here + 1); 0 until the directory has been scanned. */
   next: number;
+  /** The reservation being created for this name, if any: the next one waits for it. */
+  pending: Promise<unknown>;
 }
 
 /**
  * Allocates versions with exclusive-create reservation files (`<v>.r`), never removed: the
  * lock that keeps concurrent writers apart, across processes, and the high-water that keeps a
  * deleted version from coming back. A per-name high-water hint in this process makes the steady
- * state one create; an
- * EEXIST means another process took that version, so the high-water is read again.
+ * state one create; an EEXIST means another process took that version, so the high-water is
+ * read again.
+ *
+ * Reservations are gap-free: `<v>.r` is only ever created while `<v-1>.r` exists (the hint is
+ * the high-water + 1, from a scan, this process's own last create, or a rescan after another
+ * process's), and a name's creates in one process are made one at a time, so that a failed or
+ * killed create never leaves a later one standing above a hole. Readers rely on this to find a
+ * name's highest version by probing upward from one they have seen (version-tops.ts).
  */
 export class VersionAllocator {
   readonly #config: FsConfig;
-  readonly #highWaterHints = new Map<string, HighWaterHint>();
+  readonly #names = new Map<string, NameAllocation>();
 
   constructor(config: FsConfig) {
     this.#config = config;
@@ -27,45 +35,51 @@ export class VersionAllocator {
 
   /**
    * Reserves the next version with an exclusive create and returns the reservation still
-   * open, for the caller to fsync. Versions are allocated as high-water + 1, so reservations
-   * are contiguous and the version number is their count.
+   * open, for the caller to fsync.
    */
-  async reserve(
+  reserve(
     scopeDirs: ScopePaths,
     nameDirs: NamePaths,
   ): Promise<{ version: number; reservation: FileHandle }> {
     const key = `${scopeDirs.digest}/${nameDirs.digest}`;
-    let hint = this.#highWaterHints.get(key);
-    if (!hint) {
-      hint = { next: 0 };
-      this.#highWaterHints.set(key, hint);
+    let allocation = this.#names.get(key);
+    if (!allocation) {
+      allocation = { next: 0, pending: Promise.resolve() };
+      this.#names.set(key, allocation);
     }
-    if (hint.next === 0) {
-      const highWater = await this.#highWater(nameDirs.dir);
-      hint.next = Math.max(hint.next, highWater + 1);
-    }
-    for (;;) {
-      // Taken synchronously, so that puts in this process never race each other.
-      const version = hint.next;
-      hint.next += 1;
-      if (version > this.#config.maxVersionsPerName) {
-        throw capacityReached("version", "maxVersionsPerName", this.#config.maxVersionsPerName);
-      }
-      try {
-        const path = versionFile(nameDirs.dir, version, "r");
-        return { version, reservation: await createExclusive(path, this.#config.fileMode) };
-      } catch (error) {
-        if (!isTaken(error)) throw error;
-        // Another process holds it: catch up with everything reserved since.
-        const highWater = await this.#highWater(nameDirs.dir);
-        hint.next = Math.max(hint.next, highWater + 1);
-      }
-    }
+    const current = allocation;
+    const reserved = current.pending.then(() => this.#reserveNext(current, nameDirs.dir));
+    current.pending = reserved.catch(() => undefined);
+    return reserved;
   }
 
   /** Forgets every high-water hint (on close). */
   clear(): void {
-    this.#highWaterHints.clear();
+    this.#names.clear();
+  }
+
+  async #reserveNext(
+    allocation: NameAllocation,
+    dir: string,
+  ): Promise<{ version: number; reservation: FileHandle }> {
+    if (allocation.next === 0) allocation.next = (await this.#highWater(dir)) + 1;
+    for (;;) {
+      const version = allocation.next;
+      if (version > this.#config.maxVersionsPerName) {
+        throw capacityReached("version", "maxVersionsPerName", this.#config.maxVersionsPerName);
+      }
+      try {
+        const path = versionFile(dir, version, "r");
+        const reservation = await createExclusive(path, this.#config.fileMode);
+        allocation.next = version + 1;
+        return { version, reservation };
+      } catch (error) {
+        // Any other failure leaves the hint where it was: the version is tried again.
+        if (!isTaken(error)) throw error;
+        // Another process holds it: catch up with everything reserved since.
+        allocation.next = Math.max(version + 1, (await this.#highWater(dir)) + 1);
+      }
+    }
   }
 
   async #highWater(dir: string): Promise<number> {

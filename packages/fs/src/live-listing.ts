@@ -6,8 +6,6 @@ import {
   type VersionPage,
 } from "@artifact-kit/core";
 import {
-  compareNumbers,
-  indexAfter,
   namePageStart,
   type ParsedListNames,
   type ParsedListVersions,
@@ -15,7 +13,8 @@ import {
 } from "@artifact-kit/core/adapter";
 import { namePaths, type ScopePaths } from "./layout.js";
 import type { NameOrder } from "./name-order.js";
-import { readMeta } from "./version-files.js";
+import { readLiveMeta } from "./version-files.js";
+import { type VersionNumbers, walkVersions } from "./version-walk.js";
 
 /**
  * Metadata files read, or name directories checked, at once: each is one or more file-system
@@ -30,6 +29,8 @@ export interface LiveListing {
   readonly names: NameOrder;
   /** Published versions of the name directory `dir`, ascending. */
   liveVersions(dir: string): Promise<readonly number[]>;
+  /** The versions of the name directory `dir` by number, for a walk (version-walk.ts). */
+  versionNumbers(dir: string): VersionNumbers;
 }
 
 /** One page of the names with a published version, from the ordered name index. */
@@ -87,41 +88,47 @@ async function* inBatches<T>(source: AsyncIterable<T>, size: () => number): Asyn
   if (batch.length > 0) yield batch;
 }
 
-/** One page of a name's published versions, whose directory is `dir`. */
+/**
+ * One page of a name's published versions, whose directory is `dir`: read by version number
+ * from the cursor, so a page costs the same however many versions the name has.
+ */
 export async function liveVersionPage(
   listing: LiveListing,
   request: ParsedListVersions,
   dir: string,
 ): Promise<VersionPage> {
-  const versions = await listing.liveVersions(dir);
-  let next =
-    request.cursor === undefined
-      ? 0
-      : indexAfter(versions, request.cursor, (item) => item, compareNumbers);
   const items: ArtifactMeta[] = [];
-  while (items.length < request.limit && next < versions.length) {
-    request.deadline.check();
-    const batch = versions.slice(next, next + Math.min(request.limit - items.length, READ_AHEAD));
-    next += batch.length;
-    // A version deleted since the listing reads as undefined and is skipped.
-    for (const meta of await readMetas(request.scope, request.name, dir, batch)) {
-      if (meta) items.push(meta);
-    }
-  }
-  // One version beyond the page: only then is there a next page.
-  return items.length === request.limit && next < versions.length
+  let more = false;
+  await walkVersions(listing.versionNumbers(dir), {
+    direction: "up",
+    ...(request.cursor === undefined ? {} : { from: request.cursor }),
+    // Enough to fill the page and see one version beyond it, READ_AHEAD at most.
+    batchSize: () => Math.min(READ_AHEAD, request.limit - items.length + 1),
+    read: (versions) => readMetas(request.scope, request.name, dir, versions),
+    take: (meta) => {
+      // One version beyond the page: only then is there a next page.
+      more = items.length === request.limit;
+      if (!more) items.push(meta);
+      return more;
+    },
+    check: () => request.deadline.check(),
+  });
+  return more
     ? { items, nextCursor: (items[items.length - 1] as ArtifactMeta).version }
     : { items };
 }
 
-/** The metadata of `versions` of one name, read concurrently, in the same order. */
+/**
+ * The metadata of `versions` of one name, read concurrently, in the same order; undefined for
+ * a version not (or no longer) published.
+ */
 function readMetas(
   scope: Scope,
   name: string,
   dir: string,
   versions: readonly number[],
 ): Promise<(ArtifactMeta | undefined)[]> {
-  return Promise.all(versions.map((version) => readMeta({ scope, name, dir, version })));
+  return Promise.all(versions.map((version) => readLiveMeta({ scope, name, dir, version })));
 }
 
 /** Every published version of a scope, or result_limit_exceeded past `legacyListLimit`. */

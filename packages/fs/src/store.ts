@@ -42,6 +42,7 @@ import { StagingFile } from "./staging-file.js";
 import {
   dropDeleted,
   entomb,
+  isLive,
   liveVersions,
   openVersion,
   readContent,
@@ -49,6 +50,8 @@ import {
   unpublish,
   type VersionAddress,
 } from "./version-files.js";
+import { VersionTops } from "./version-tops.js";
+import { type VersionNumbers, walkVersions } from "./version-walk.js";
 
 /**
  * The fs adapter's backend: one directory tree, shared with other processes, which race only
@@ -63,6 +66,7 @@ export class FsStore implements AdapterHooks {
   readonly #publisher: Publisher;
   readonly #names: NameOrder;
   readonly #versionLists = new DirectoryCache<readonly number[]>();
+  readonly #versionTops: VersionTops;
   readonly #listing: LiveListing;
 
   constructor(config: FsConfig) {
@@ -71,11 +75,13 @@ export class FsStore implements AdapterHooks {
     this.#names = new NameOrder(config);
     this.#slots = new Slots(config, this.#dirs, this.#names);
     this.#allocator = new VersionAllocator(config);
+    this.#versionTops = new VersionTops(config.maxScanEntries);
     this.#publisher = { config, allocator: this.#allocator, keys: new KeyBindings(config) };
     this.#listing = {
       scopeDirs: (scope) => scopePaths(this.#dirs, scopeDigest(scope)),
       names: this.#names,
       liveVersions: (dir) => this.#liveVersions(dir),
+      versionNumbers: (dir) => this.#versionNumbers(dir),
     };
   }
 
@@ -172,7 +178,9 @@ export class FsStore implements AdapterHooks {
     } else if (request.selector === "latest") {
       // Another process may delete the latest version first: then take the next one.
       for (;;) {
-        const latest = (await this.#liveVersions(dir)).at(-1);
+        const latest = await this.#latest(dir, request, async (at) =>
+          (await isLive(at.dir, at.version)) ? at.version : undefined,
+        );
         if (latest === undefined) break;
         request.deadline.check();
         if (await unpublish(dir, latest)) {
@@ -216,6 +224,7 @@ export class FsStore implements AdapterHooks {
     this.#allocator.clear();
     this.#names.clear();
     this.#versionLists.clear();
+    this.#versionTops.clear();
   }
 
   #nameDir(request: ParsedRequest & { readonly name: string }): string {
@@ -229,6 +238,38 @@ export class FsStore implements AdapterHooks {
     );
   }
 
+  /** A name's versions by number, from its highest reservation (version-walk.ts). */
+  #versionNumbers(dir: string): VersionNumbers {
+    return { top: () => this.#versionTops.top(dir), listed: () => this.#liveVersions(dir) };
+  }
+
+  /**
+   * `read` of the highest version it finds published, trying them from the highest reserved
+   * down: one that another process deleted or has not published yet reads as undefined and
+   * is passed over; a corrupt one fails the call, never falls back to an older version.
+   */
+  async #latest<T>(
+    dir: string,
+    request: ParsedRequest & { readonly name: string },
+    read: (at: VersionAddress) => Promise<T | undefined>,
+  ): Promise<T | undefined> {
+    const { scope, name } = request;
+    let latest: T | undefined;
+    await walkVersions(this.#versionNumbers(dir), {
+      direction: "down",
+      // Reads of the latest are content reads: one at a time, the first is nearly always it.
+      batchSize: () => 1,
+      read: (versions) =>
+        Promise.all(versions.map((version) => read({ scope, name, dir, version }))),
+      take: (found) => {
+        latest = found;
+        return true;
+      },
+      check: () => request.deadline.check(),
+    });
+    return latest;
+  }
+
   /** Reads the requested version, or for "latest" the highest one still published. */
   async #resolve<T>(
     request: ParsedGet,
@@ -236,17 +277,14 @@ export class FsStore implements AdapterHooks {
   ): Promise<T> {
     const { scope, name } = request;
     const dir = this.#nameDir(request);
-    const candidates =
+    request.deadline.check();
+    const found =
       request.version === "latest"
-        ? [...(await this.#liveVersions(dir))].reverse()
-        : [request.version];
-    // A candidate deleted by another process since the listing is skipped; a corrupt one
-    // fails the call, never falls back to an older version.
-    for (const version of candidates) {
-      request.deadline.check();
-      const found = await read({ scope, name, dir, version });
-      if (found) return found;
+        ? await this.#latest(dir, request, read)
+        : await read({ scope, name, dir, version: request.version });
+    if (found === undefined) {
+      throw notFound(`artifact "${request.name}" version ${request.version}`);
     }
-    throw notFound(`artifact "${request.name}" version ${request.version}`);
+    return found;
   }
 }

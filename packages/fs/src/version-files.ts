@@ -76,6 +76,11 @@ export function isDeleted(dir: string, version: number): Promise<boolean> {
   return pathExists(versionFile(dir, version, "t"));
 }
 
+/** True while a version is published: its metadata is there and no tombstone. */
+export async function isLive(dir: string, version: number): Promise<boolean> {
+  return (await pathExists(versionFile(dir, version, "m"))) && !(await isDeleted(dir, version));
+}
+
 /**
  * Unpublishes a version by renaming its metadata to its tombstone, the delete's one deciding
  * step (atomic, and the directory's entry count stays three a version); false when it was
@@ -159,6 +164,16 @@ export async function readMeta(at: VersionAddress): Promise<ArtifactMeta | undef
     detailOf(at),
   );
   return metaBytes === undefined ? undefined : decodeMeta(metaBytes, at);
+}
+
+/**
+ * A live version's record, as a listing shows it: undefined when it is not published or a
+ * tombstone says it is deleted (only a keyed version can have both, see openVersion).
+ */
+export async function readLiveMeta(at: VersionAddress): Promise<ArtifactMeta | undefined> {
+  const meta = await readMeta(at);
+  if (meta?.idempotencyKey !== undefined && (await isDeleted(at.dir, at.version))) return undefined;
+  return meta;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { compareUtf8, type Scope, scopeDigest } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { FsArtifactService } from "../src/index.js";
-import { tempRoot } from "./helpers.js";
+import { codeOf, tempRoot } from "./helpers.js";
 import { startChild, walk } from "./processes.js";
 
 const CHILDREN = 6;
@@ -26,6 +26,11 @@ describe("several OS processes on one root", () => {
   it(`${CHILDREN} processes put to one name, and create the same scope and name slots, at once`, async () => {
     const temp = await tempRoot("race");
     cleanup = temp.cleanup;
+    // An instance that looked for the shared name before it existed: what it remembers of the
+    // name must not hide a version from it afterwards.
+    const early = await FsArtifactService.open({ root: temp.root });
+    const sharedScope: Scope = { kind: "user", app: "race", user: "shared" };
+    expect(await codeOf(early.head(sharedScope, "one/name"))).toBe("not_found");
     // Separate processes, each with its own service instance; released together.
     const children = Array.from({ length: CHILDREN }, (_, id) =>
       startChild("race-child.mjs", [temp.root, String(id), String(PUTS), String(FRESH_SCOPES)]),
@@ -37,6 +42,7 @@ describe("several OS processes on one root", () => {
     const reported: Reported[] = [];
     for (const { lines, code } of results) {
       expect(code).toBe(0);
+      expect(lines.filter((line) => line.startsWith("stale"))).toEqual([]);
       const own = lines.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
       // Every put of every process succeeded.
       expect(own).toHaveLength(FRESH_SCOPES + 1 + PUTS);
@@ -60,9 +66,14 @@ describe("several OS processes on one root", () => {
       expect(versions).toEqual(Array.from({ length: CHILDREN }, (_, i) => i + 1));
     }
 
+    const everyVersion = Array.from({ length: CHILDREN * PUTS }, (_, i) => i + 1);
+    expect((await early.head(sharedScope, "one/name")).version).toBe(CHILDREN * PUTS);
+    const earlyPage = await early.listVersions(sharedScope, "one/name");
+    expect(earlyPage.items.map((meta) => meta.version)).toEqual(everyVersion);
+    await early.close();
+
     const service = await FsArtifactService.open({ root: temp.root });
     try {
-      const sharedScope = reported.find((r) => r.kind === "shared")?.scope as Scope;
       const { items } = await service.listVersions(sharedScope, "one/name");
       expect(items.map((meta) => meta.version)).toEqual(
         Array.from({ length: CHILDREN * PUTS }, (_, i) => i + 1),
