@@ -6,9 +6,7 @@ import {
 } from "@artifact-kit/core/adapter";
 import type { BucketClient } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+import { createOwned } from "./own-write.js";
 
 /**
  * Claims versions with create-only, never-deleted allocation objects: the lock that keeps
@@ -43,11 +41,8 @@ export class VersionAllocator {
       const known = cached ?? (await this.#allocatedHighWater(scope, key, deadline));
       const version = this.#highWater.claimAbove(cacheKey, known);
       const objectKey = this.#layout.allocationObject(scope, key, version);
-      const body = encoder.encode(requestId);
-      const outcome = await this.#client.createOnly(deadline, objectKey, body, false);
-      if (outcome === "created" || (await this.#wroteItself(objectKey, requestId, deadline))) {
-        return version;
-      }
+      const outcome = await createOwned(this.#client, deadline, objectKey, requestId, false);
+      if (outcome === "created") return version;
       return undefined; // another writer took it: pause, read the high-water mark, try above
     });
   }
@@ -68,11 +63,6 @@ export class VersionAllocator {
 
   forget(): void {
     this.#highWater.clear();
-  }
-
-  async #wroteItself(objectKey: string, requestId: string, deadline: Deadline): Promise<boolean> {
-    const stored = await this.#client.get(deadline, objectKey);
-    return stored !== undefined && decoder.decode(stored.bytes) === requestId;
   }
 
   /** The highest version ever allocated for a name (0 if none), from the bucket. */

@@ -1,14 +1,17 @@
+import { randomUUID } from "node:crypto";
 import { corruptArtifact, type Deadline, notFound, type Scope } from "@artifact-kit/core";
 import { nameKey, type ParsedDelete } from "@artifact-kit/core/adapter";
 import type { BucketClient } from "./bucket-client.js";
 import { S3_MAX_KEYS } from "./config.js";
 import { type LatestLookup, listAll } from "./latest.js";
 import type { ObjectLayout } from "./layout.js";
+import { createOwned } from "./own-write.js";
 
 /**
  * Deletes published objects; allocations stay, so versions are never reused. Each delete
- * first creates the version's deletion marker, create-only: of concurrent deletes of one
- * version exactly one succeeds, and a retried idempotent put sees the version deleted.
+ * first creates the version's deletion marker, create-only and holding a request id of its
+ * own: of concurrent deletes of one version exactly one succeeds (its own write retried after
+ * a lost reply still counts as its own), and a retried idempotent put sees the version deleted.
  */
 export class VersionRemover {
   readonly #client: BucketClient;
@@ -77,7 +80,7 @@ export class VersionRemover {
     if (version === undefined) throw corruptArtifact(`unexpected object ${objectKey}`);
     const marker = this.#layout.deletionMarker(scope, key, version);
     deadline.check();
-    const outcome = await this.#client.createOnly(deadline, marker, new Uint8Array(0), true);
+    const outcome = await createOwned(this.#client, deadline, marker, randomUUID(), true);
     await this.#client.delete(deadline, objectKey);
     return outcome === "created";
   }
