@@ -1,10 +1,12 @@
+import { fileURLToPath } from "node:url";
 import type { Scope } from "@artifact-kit/core";
+import { putFromProcesses } from "@artifact-kit/fault-trials";
 import { describe, expect, it } from "vitest";
 import { S3ArtifactService } from "../src/index.js";
-import { putFromProcesses } from "./support/put-processes.js";
 import { endpoint, freshBucket, newClient } from "./support/server.js";
 
 const scope: Scope = { kind: "app", app: "race" };
+const worker = fileURLToPath(new URL("./support/put-worker.mjs", import.meta.url));
 
 async function allVersions(service: S3ArtifactService, name: string): Promise<number[]> {
   return (await service.listVersions(scope, name)).items.map((meta) => meta.version);
@@ -43,7 +45,12 @@ describe("racing puts to one name", () => {
     "%i OS processes x %i puts: every put succeeds, with distinct versions",
     async (processes, puts) => {
       const bucket = await freshBucket();
-      const outcomes = await putFromProcesses(endpoint(), bucket, "shared", processes, puts);
+      const outcomes = await putFromProcesses(
+        worker,
+        { endpoint: endpoint(), bucket: bucket, name: "shared" },
+        processes,
+        puts,
+      );
       expect(outcomes.filter((outcome) => outcome.version === undefined)).toEqual([]);
       const versions = outcomes.map((outcome) => outcome.version as number);
       expect(versions).toHaveLength(processes * puts);
