@@ -1,11 +1,9 @@
+import { corruptArtifact, type Deadline, type Scope, scopeKey } from "@artifact-kit/core";
 import {
-  corruptArtifact,
-  type Deadline,
-  overloaded,
-  type Scope,
-  scopeKey,
-} from "@artifact-kit/core";
-import { HighWaterCache } from "@artifact-kit/core/adapter";
+  type ContentionPolicy,
+  HighWaterCache,
+  retryUnderContention,
+} from "@artifact-kit/core/adapter";
 import type { BucketClient } from "./bucket-client.js";
 
 import type { ObjectLayout } from "./layout.js";
@@ -15,18 +13,19 @@ import { REQUEST_ID_KEY, wroteItself } from "./request-id.js";
  * Claims versions with create-only, never-deleted allocation objects: the lock that keeps
  * concurrent writers apart and the tombstone that keeps a deleted version from coming back.
  * The cached high-water mark makes the steady state one request; a 412 means another writer
- * took that version, so the high-water mark is read again from the bucket and the next one is tried.
+ * took that version, so after a jittered pause the high-water mark is read again from the bucket
+ * and the next one is tried, for as long as the request's deadline (or maxContentionWaitMs) allows.
  */
 export class VersionAllocator {
   readonly #client: BucketClient;
   readonly #layout: ObjectLayout;
-  readonly #maxAttempts: number;
+  readonly #contention: ContentionPolicy;
   readonly #highWater = new HighWaterCache();
 
-  constructor(client: BucketClient, layout: ObjectLayout, maxAttempts: number) {
+  constructor(client: BucketClient, layout: ObjectLayout, maxContentionWaitMs: number) {
     this.#client = client;
     this.#layout = layout;
-    this.#maxAttempts = maxAttempts;
+    this.#contention = { maxWaitMs: maxContentionWaitMs, boundName: "maxContentionWaitMs" };
   }
 
   async allocate(
@@ -36,7 +35,7 @@ export class VersionAllocator {
     deadline: Deadline,
   ): Promise<number> {
     const cacheKey = this.#cacheKey(scope, key);
-    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+    return retryUnderContention(deadline, this.#contention, async (attempt) => {
       const cached = attempt === 1 ? this.#highWater.get(cacheKey) : undefined;
       const known = cached ?? (await this.#allocatedHighWater(scope, key, deadline));
       const version = this.#highWater.claimAbove(cacheKey, known);
@@ -56,12 +55,8 @@ export class VersionAllocator {
       ) {
         return version;
       }
-    }
-    throw overloaded(
-      `no free version after ${this.#maxAttempts} attempts; too many concurrent writers`,
-      "maxPutAttempts",
-      this.#maxAttempts,
-    );
+      return undefined; // another writer took it: pause, read the high-water mark, try above
+    });
   }
 
   /**

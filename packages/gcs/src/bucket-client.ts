@@ -3,6 +3,7 @@ import { asArtifactError, type Deadline, notFound } from "@artifact-kit/core";
 import type { Bucket } from "@google-cloud/storage";
 import pLimit, { type LimitFunction } from "p-limit";
 import { raceDeadline } from "./deadline-race.js";
+import { RetrySwitch } from "./retry-switch.js";
 
 /** An object as a listing or a metadata read reports it. */
 export interface StoredObject {
@@ -41,10 +42,12 @@ interface CreateRequest {
 export class BucketClient {
   readonly #bucket: Bucket;
   readonly #limit: LimitFunction;
+  readonly #retries: RetrySwitch;
 
   constructor(bucket: Bucket, maxConcurrency: number) {
     this.#bucket = bucket;
     this.#limit = pLimit(maxConcurrency);
+    this.#retries = new RetrySwitch(bucket);
   }
 
   /**
@@ -115,6 +118,7 @@ export class BucketClient {
    * maxConcurrency: it lasts as long as the transfer that feeds it.
    */
   openUpload(name: string): Writable {
+    this.#retries.restore();
     return this.#bucket.file(name).createWriteStream({
       resumable: true,
       contentType: "application/octet-stream",
@@ -179,17 +183,32 @@ export class BucketClient {
 
   /** Best-effort removal of an object this adapter staged; never throws. */
   async removeQuietly(name: string): Promise<void> {
-    await this.#limit(() => this.#bucket.file(name).delete({ ignoreNotFound: true })).catch(
-      () => undefined,
-    );
+    await this.#limit(async () => {
+      this.#retries.restore();
+      try {
+        await this.#bucket.file(name).delete({ ignoreNotFound: true });
+      } finally {
+        this.#retries.restore();
+      }
+    }).catch(() => undefined);
   }
 
-  /** Deletes that generation, awaited like a publish; false when it is already gone. */
+  /**
+   * Deletes that generation, awaited like a publish; false when it is already gone. Sent once,
+   * never retried by the client: a retry after a lost reply would find the object gone and
+   * report another delete's win, and `delete("latest")` would go on to take a second version.
+   * A lost reply is `unavailable` instead, the ambiguous failure a caller may retry.
+   */
   async delete(deadline: Deadline, object: StoredObject): Promise<boolean> {
     const remove = () =>
       this.#bucket
         .file(object.name)
-        .delete({ ifGenerationMatch: object.generation })
+        .request({
+          method: "DELETE",
+          uri: "",
+          qs: { ifGenerationMatch: object.generation },
+          maxRetries: 0,
+        })
         .then(() => true, whenStatus(404, false));
     return this.#run(deadline, `delete ${object.name}`, remove, false);
   }
@@ -202,10 +221,13 @@ export class BucketClient {
   ): Promise<T> {
     return this.#limit(async () => {
       deadline.check();
+      this.#retries.restore();
       try {
         return await (abandonAtDeadline ? raceDeadline(work(), deadline) : work());
       } catch (error) {
         throw deadline.failure() ?? asArtifactError(error, `GCS ${operation}`);
+      } finally {
+        this.#retries.restore();
       }
     });
   }

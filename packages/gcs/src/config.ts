@@ -16,8 +16,12 @@ export interface GcsArtifactServiceBounds {
   legacyListLimit?: number;
   /** Requests in flight at once per service instance (default 16). */
   maxConcurrency?: number;
-  /** Versions a put tries before giving up under contention (default 8). */
-  maxPutAttempts?: number;
+  /**
+   * How long a put without a `timeoutMs` of its own keeps trying for a free version while
+   * other writers take them, in milliseconds (default 60,000); then `overloaded`. A put with
+   * a `timeoutMs` keeps trying until that deadline instead (then `timeout`).
+   */
+  maxContentionWaitMs?: number;
 }
 
 interface Placement extends GcsArtifactServiceBounds {
@@ -43,7 +47,7 @@ export const GCS_DEFAULTS: Readonly<Required<GcsArtifactServiceBounds>> = Object
   maxPageLimit: 1_000,
   legacyListLimit: 1_000,
   maxConcurrency: 16,
-  maxPutAttempts: 8,
+  maxContentionWaitMs: 60_000,
 });
 
 /** Longest prefix: with it, the longest object name still fits GCS's 1,024 bytes. */

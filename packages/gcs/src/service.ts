@@ -4,13 +4,16 @@ import { type GcsArtifactServiceOptions, type GcsConfig, resolveGcsConfig } from
 import { GcsStore } from "./store.js";
 
 function gcsCapabilities(config: GcsConfig): Capabilities {
-  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxPutAttempts } =
+  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxContentionWaitMs } =
     config;
   return defineCapabilities({
     durability: "durable",
     maxPageLimit,
     legacyListLimit,
-    quotas: { appliesTo: "global", bounds: { maxArtifactBytes, maxConcurrency, maxPutAttempts } },
+    quotas: {
+      appliesTo: "global",
+      bounds: { maxArtifactBytes, maxConcurrency, maxContentionWaitMs },
+    },
     transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
   });
 }

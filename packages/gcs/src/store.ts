@@ -68,7 +68,7 @@ export class GcsStore implements AdapterHooks {
     this.#config = config;
     this.#client = new BucketClient(config.bucket, config.maxConcurrency);
     this.#layout = new ObjectLayout(config.prefix);
-    this.#allocator = new VersionAllocator(this.#client, this.#layout, config.maxPutAttempts);
+    this.#allocator = new VersionAllocator(this.#client, this.#layout, config.maxContentionWaitMs);
     this.#latest = new LatestLookup(this.#client, this.#layout, this.#allocator);
     this.#keys = new IdempotencyKeys(this.#client, this.#layout);
     this.#publisher = new VersionPublisher(this.#client, this.#layout, this.#allocator, this.#keys);

@@ -18,6 +18,7 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 const allocation = (r: SeenRequest) => r.url.startsWith("/upload/") && r.url.includes("/a/");
 const publish = (r: SeenRequest) => r.url.startsWith("/upload/") && r.url.includes("/n/");
 const listing = (r: SeenRequest) => r.method === "GET" && /\/o\?/.test(r.url);
+const versionDelete = (r: SeenRequest) => r.method === "DELETE" && r.url.includes("/n/");
 
 describe("faults between the client and the emulator", () => {
   let proxy: FaultProxy;
@@ -81,5 +82,34 @@ describe("faults between the client and the emulator", () => {
     const next = await service.put(scope, "n", bytes("2"));
     expect(next.version).toBeGreaterThan(1);
     expect(await versions("n")).toEqual([1, next.version]);
+  });
+
+  // Found by the seeded fault trials: the client library turned retries off on the Storage
+  // object around the upload's clean-up (overlapping unconditional deletes) and never back on,
+  // so every later 503 or lost reply failed its operation.
+  it("a 503 is still retried after a streamed upload, and after a keyed delete", async () => {
+    const upload = await service.openUpload(scope, "streamed");
+    await upload.write(bytes("streamed"));
+    await upload.finish();
+    proxy.inject(publish, UNAVAILABLE);
+    expect((await service.put(scope, "n", bytes("x"))).version).toBe(1);
+    await service.put(scope, "k", bytes("keyed"), { idempotencyKey: "op-1" });
+    await service.delete(scope, "k", 1);
+    proxy.inject(listing, UNAVAILABLE);
+    expect((await service.put(scope, "n", bytes("y"))).version).toBe(2);
+  });
+
+  // Found by the seeded fault trials: the client retried a version's DELETE whose reply was
+  // lost, met 404, and the delete took it for another delete's win and went on to the next.
+  it('a lost reply to delete("latest") never deletes a second version', async () => {
+    for (const text of ["1", "2", "3"]) await service.put(scope, "n", bytes(text));
+    proxy.inject(versionDelete, "drop-response");
+    const outcome = await service.delete(scope, "n", "latest").then(
+      () => "deleted",
+      (error: ArtifactError) => error.code,
+    );
+    // The delete landed; its reply was lost: success, or the ambiguous unavailable.
+    expect(["deleted", "unavailable"]).toContain(outcome);
+    expect(await versions("n")).toEqual([1, 2]);
   });
 });

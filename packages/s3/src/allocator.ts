@@ -1,35 +1,32 @@
+import { corruptArtifact, type Deadline, type Scope, scopeKey } from "@artifact-kit/core";
 import {
-  corruptArtifact,
-  type Deadline,
-  overloaded,
-  type Scope,
-  scopeKey,
-} from "@artifact-kit/core";
-import { HighWaterCache } from "@artifact-kit/core/adapter";
+  type ContentionPolicy,
+  HighWaterCache,
+  retryUnderContention,
+} from "@artifact-kit/core/adapter";
 import type { BucketClient } from "./bucket-client.js";
 import type { ObjectLayout } from "./layout.js";
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+import { createOwned } from "./own-write.js";
 
 /**
  * Claims versions with create-only, never-deleted allocation objects: the lock that keeps
  * concurrent writers apart and the tombstone that keeps a deleted version from coming back.
  * The cached high-water mark makes the steady state one request; a 412 means another writer
- * took that version, so the high-water mark is read again from the bucket and the next one is tried.
+ * took that version, so after a jittered pause the high-water mark is read again from the bucket
+ * and the next one is tried, for as long as the request's deadline (or maxContentionWaitMs) allows.
  * Each allocation object holds the request id of its put, so a write the SDK retried after a
  * lost response recognises itself.
  */
 export class VersionAllocator {
   readonly #client: BucketClient;
   readonly #layout: ObjectLayout;
-  readonly #maxAttempts: number;
+  readonly #contention: ContentionPolicy;
   readonly #highWater = new HighWaterCache();
 
-  constructor(client: BucketClient, layout: ObjectLayout, maxAttempts: number) {
+  constructor(client: BucketClient, layout: ObjectLayout, maxContentionWaitMs: number) {
     this.#client = client;
     this.#layout = layout;
-    this.#maxAttempts = maxAttempts;
+    this.#contention = { maxWaitMs: maxContentionWaitMs, boundName: "maxContentionWaitMs" };
   }
 
   async allocate(
@@ -39,22 +36,15 @@ export class VersionAllocator {
     deadline: Deadline,
   ): Promise<number> {
     const cacheKey = `${scopeKey(scope)}\n${key}`;
-    for (let attempt = 1; attempt <= this.#maxAttempts; attempt++) {
+    return retryUnderContention(deadline, this.#contention, async (attempt) => {
       const cached = attempt === 1 ? this.#highWater.get(cacheKey) : undefined;
       const known = cached ?? (await this.#allocatedHighWater(scope, key, deadline));
       const version = this.#highWater.claimAbove(cacheKey, known);
       const objectKey = this.#layout.allocationObject(scope, key, version);
-      const body = encoder.encode(requestId);
-      const outcome = await this.#client.createOnly(deadline, objectKey, body, false);
-      if (outcome === "created" || (await this.#wroteItself(objectKey, requestId, deadline))) {
-        return version;
-      }
-    }
-    throw overloaded(
-      `no free version after ${this.#maxAttempts} attempts; too many concurrent writers`,
-      "maxPutAttempts",
-      this.#maxAttempts,
-    );
+      const outcome = await createOwned(this.#client, deadline, objectKey, requestId, false);
+      if (outcome === "created") return version;
+      return undefined; // another writer took it: pause, read the high-water mark, try above
+    });
   }
 
   /**
@@ -73,11 +63,6 @@ export class VersionAllocator {
 
   forget(): void {
     this.#highWater.clear();
-  }
-
-  async #wroteItself(objectKey: string, requestId: string, deadline: Deadline): Promise<boolean> {
-    const stored = await this.#client.get(deadline, objectKey);
-    return stored !== undefined && decoder.decode(stored.bytes) === requestId;
   }
 
   /** The highest version ever allocated for a name (0 if none), from the bucket. */

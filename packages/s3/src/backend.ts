@@ -52,10 +52,10 @@ export class S3Backend implements AdapterHooks {
 
   constructor(config: S3Config) {
     this.#config = config;
-    const { client, bucket, maxConcurrency, maxPutAttempts, prefix } = config;
+    const { client, bucket, maxConcurrency, maxContentionWaitMs, prefix } = config;
     this.#client = new BucketClient(client, bucket, maxConcurrency);
     this.#layout = new ObjectLayout(prefix);
-    this.#allocator = new VersionAllocator(this.#client, this.#layout, maxPutAttempts);
+    this.#allocator = new VersionAllocator(this.#client, this.#layout, maxContentionWaitMs);
     this.#publisher = new Publisher(this.#client, this.#layout, this.#allocator);
     const latest = new LatestLookup(this.#client, this.#layout, this.#allocator);
     this.#reader = new PublishedReader(this.#client, this.#layout, latest);

@@ -16,8 +16,12 @@ export interface S3ArtifactServiceBounds {
   legacyListLimit?: number;
   /** Requests in flight at once per service instance (default 16). */
   maxConcurrency?: number;
-  /** Versions a put tries before giving up under contention (default 8). */
-  maxPutAttempts?: number;
+  /**
+   * How long a put without a `timeoutMs` of its own keeps trying for a free version while
+   * other writers take them, in milliseconds (default 60,000); then `overloaded`. A put with
+   * a `timeoutMs` keeps trying until that deadline instead (then `timeout`).
+   */
+  maxContentionWaitMs?: number;
   /** Bytes per multipart part of a streamed upload, and the most it buffers (default 8 MiB). */
   partBytes?: number;
 }
@@ -59,7 +63,7 @@ export const S3_DEFAULTS: Readonly<Required<S3ArtifactServiceBounds>> = Object.f
   maxPageLimit: S3_MAX_KEYS,
   legacyListLimit: 1_000,
   maxConcurrency: 16,
-  maxPutAttempts: 8,
+  maxContentionWaitMs: 60_000,
   partBytes: 8 * MiB,
 });
 

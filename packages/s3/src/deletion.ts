@@ -5,11 +5,13 @@ import type { BucketClient } from "./bucket-client.js";
 import { S3_MAX_KEYS } from "./config.js";
 import { type LatestLookup, listAll } from "./latest.js";
 import type { ObjectLayout } from "./layout.js";
+import { createOwned } from "./own-write.js";
 
 /**
  * Deletes published objects; allocations stay, so versions are never reused. Each delete
- * first creates the version's deletion marker, create-only: of concurrent deletes of one
- * version exactly one succeeds, and a retried idempotent put sees the version deleted.
+ * first creates the version's deletion marker, create-only and holding a request id of its
+ * own: of concurrent deletes of one version exactly one succeeds (its own write retried after
+ * a lost reply still counts as its own), and a retried idempotent put sees the version deleted.
  */
 export class VersionRemover {
   readonly #client: BucketClient;
@@ -79,19 +81,8 @@ export class VersionRemover {
     if (version === undefined) throw corruptArtifact(`unexpected object ${objectKey}`);
     const marker = this.#layout.deletionMarker(scope, key, version);
     deadline.check();
-    // The marker holds a token of this delete: when the reply to its write is lost and the
-    // SDK's retry finds the marker, the token tells our own write from another delete's.
-    // Without it, delete("latest") took its own marker for another's, looked again and
-    // deleted the next version too (found by the kit's fault law: a lost reply).
-    const claim = new TextEncoder().encode(randomUUID());
-    const outcome = await this.#client.createOnly(deadline, marker, claim, true);
-    const ours = outcome === "created" || (await this.#holdsClaim(deadline, marker, claim));
+    const outcome = await createOwned(this.#client, deadline, marker, randomUUID(), true);
     await this.#client.delete(deadline, objectKey);
-    return ours;
-  }
-
-  async #holdsClaim(deadline: Deadline, marker: string, claim: Uint8Array): Promise<boolean> {
-    const found = await this.#client.get(deadline, marker);
-    return found !== undefined && Buffer.from(found.bytes).equals(Buffer.from(claim));
+    return outcome === "created";
   }
 }

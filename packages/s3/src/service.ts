@@ -5,9 +5,14 @@ import { resolveS3Config, type S3ArtifactServiceOptions, type S3Config } from ".
 import type { RepairOptions, RepairReport } from "./repair.js";
 
 function s3Capabilities(config: S3Config): Capabilities {
-  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxPutAttempts } =
+  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxContentionWaitMs } =
     config;
-  const bounds = { maxArtifactBytes, maxConcurrency, maxPutAttempts, partBytes: config.partBytes };
+  const bounds = {
+    maxArtifactBytes,
+    maxConcurrency,
+    maxContentionWaitMs,
+    partBytes: config.partBytes,
+  };
   return defineCapabilities({
     durability: "durable",
     maxPageLimit,

@@ -49,7 +49,11 @@ describe("options and open's check", () => {
     }
     const bounds = new S3ArtifactService({ client, bucket, partBytes: 6 * MiB }).capabilities()
       .quotas.bounds;
-    expect(bounds).toMatchObject({ partBytes: 6 * MiB, maxConcurrency: 16, maxPutAttempts: 8 });
+    expect(bounds).toMatchObject({
+      partBytes: 6 * MiB,
+      maxConcurrency: 16,
+      maxContentionWaitMs: 60_000,
+    });
   });
 
   it("open accepts a server that refuses a second create-only write, and leaves nothing", async () => {

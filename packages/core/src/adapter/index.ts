@@ -25,6 +25,13 @@ export {
   resolveRange,
 } from "../transfer.js";
 export {
+  type ContentionPolicy,
+  contentionPauseMs,
+  DEFAULT_FIRST_PAUSE_MS,
+  DEFAULT_MAX_PAUSE_MS,
+  retryUnderContention,
+} from "./contention.js";
+export {
   type AdapterHooks,
   AdapterService,
   type ParsedPublication,

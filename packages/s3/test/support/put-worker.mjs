@@ -1,6 +1,7 @@
-// One OS process of the cross-process race: `node put-worker.mjs <endpoint> <bucket> <name> <count>`
-// puts <count> artifacts concurrently (every other one a streamed upload) and prints their
-// versions as JSON.
+// One OS process of the cross-process races: `node put-worker.mjs <endpoint> <bucket> <name> <count>`
+// puts <count> artifacts concurrently (every other one a streamed upload), and reports each
+// outcome as it settles, one JSON line apiece:
+// {"version":N} for an acknowledged put, {"code":"...","message":"..."} for a refused one.
 import { S3Client } from "@aws-sdk/client-s3";
 import { S3ArtifactService } from "../../dist/index.js";
 
@@ -11,16 +12,22 @@ const client = new S3Client({
   forcePathStyle: true,
   credentials: { accessKeyId: "test", secretAccessKey: "test" },
 });
-const service = new S3ArtifactService({ client, bucket, maxPutAttempts: 32 });
+const service = new S3ArtifactService({ client, bucket });
 const scope = { kind: "app", app: "race" };
+// The longest deadline a caller may give: how long a put keeps trying under contention is then
+// the request's to decide, so whether every put succeeds never depends on the machine's speed.
+const options = { timeoutMs: 300_000 };
 const data = (i) => new TextEncoder().encode(`${process.pid}:${i}`);
 async function streamed(i) {
-  const upload = await service.openUpload(scope, name);
+  const upload = await service.openUpload(scope, name, options);
   await upload.write(data(i));
   return upload.finish();
 }
+const report = (outcome) => process.stdout.write(`${JSON.stringify(outcome)}\n`);
 const puts = Array.from({ length: Number(count) }, (_, i) =>
-  i % 2 ? streamed(i) : service.put(scope, name, data(i)),
+  (i % 2 ? streamed(i) : service.put(scope, name, data(i), options)).then(
+    (meta) => report({ version: meta.version }),
+    (error) => report({ code: error?.code ?? "not-an-artifact-error", message: String(error) }),
+  ),
 );
-const metas = await Promise.all(puts);
-process.stdout.write(JSON.stringify(metas.map((meta) => meta.version)));
+await Promise.all(puts);

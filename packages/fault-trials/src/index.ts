@@ -1,0 +1,17 @@
+// Test tooling shared by the object-store adapters (s3, gcs): seeded fault trials through
+// the test proxy, and put races from many OS processes.
+
+export { type ArmedFault, type FaultKind, MAX_DELAY_MS } from "./armed-fault.js";
+export { checkLane } from "./check.js";
+export { trialOptionsFromEnv } from "./env.js";
+export { type LaneServices, OPERATION_TIMEOUT_MS, type TrialService } from "./lane.js";
+export { type PutOutcome, putFromProcesses } from "./processes.js";
+export { SeededRandom } from "./random.js";
+export type { DeleteRecord, LaneLog, PutRecord } from "./records.js";
+export { ServerRelay } from "./relay.js";
+export {
+  type FaultTrialOptions,
+  type FaultTrialReport,
+  type FaultTrialTarget,
+  runFaultTrials,
+} from "./trials.js";
