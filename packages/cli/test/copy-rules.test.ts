@@ -50,6 +50,13 @@ describe("artifact-kit copy: arguments", () => {
         const bad = await cliJson(["copy", "fs:a", "fs:b", "--scope", scope], { cwd });
         expect(bad.body).toMatchObject({ error: { code: "invalid_argument" } });
       }
+      for (const concurrency of ["0", "65", "two"]) {
+        const bad = await cliJson(
+          ["copy", "fs:a", "fs:b", "--scope", "x", "--concurrency", concurrency],
+          { cwd },
+        );
+        expect(bad.body).toMatchObject({ error: { code: "invalid_argument" } });
+      }
       const missing = await cli(["copy", "fs:a", "fs:b", "--scopes-file", "none.txt"], { cwd });
       expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining("none.txt")]);
     });
@@ -81,6 +88,34 @@ describe("artifact-kit copy: arguments", () => {
   });
 });
 
+describe("artifact-kit copy: names at once", () => {
+  it("copies many names at once, each name's versions in order", async () => {
+    await withTempDir(async (cwd) => {
+      const names = Array.from({ length: 12 }, (_, index) => `n/${index}`);
+      await withFs(join(cwd, "src"), async (source) => {
+        for (let round = 1; round <= 3; round += 1) {
+          for (const name of names) await source.put(app, name, bytes(`${name} ${round}`));
+        }
+      });
+      const copy = await copyJson(
+        ["fs:src", "fs:dst", "--scope", "rules", "--concurrency", "8"],
+        cwd,
+      );
+      expect(copy.body).toMatchObject({ copied: 36, failed: 0, renumbered: 0 });
+      await withFs(join(cwd, "dst"), async (target) => {
+        for (const name of names) {
+          const versions = await Promise.all(
+            [1, 2, 3].map(async (version) => target.get(app, name, { version })),
+          );
+          expect(versions.map((artifact) => new TextDecoder().decode(artifact.data))).toEqual(
+            [1, 2, 3].map((round) => `${name} ${round}`),
+          );
+        }
+      });
+    });
+  });
+});
+
 describe("artifact-kit copy: a failed version keeps the target's order", () => {
   it("holds back the later versions of a name whose version failed, and a rerun completes them in order", async () => {
     await withTempDir(async (cwd) => {
@@ -92,15 +127,17 @@ describe("artifact-kit copy: a failed version keeps the target's order", () => {
       const bounded = `${pathToFileURL(join(cwd, "dst")).href}?maxArtifactBytes=1000`;
       const cut = await copyJson(["fs:src", bounded, "--scope", "rules"], cwd);
       expect(cut.code).toBe(4);
-      expect(cut.body.versions.map((record) => [record.name, record.outcome, record.code])).toEqual(
-        [
-          ["log", "copied", undefined],
-          ["log", "failed", "artifact_too_large"],
-          ["log", "failed", "held_back"],
-          ["log", "failed", "held_back"],
-          ["small", "copied", undefined],
-        ],
+      // Names are copied at once, so records of different names interleave: by name here.
+      const byName = cut.body.versions.toSorted((a, b) =>
+        a.name === b.name ? a.sourceVersion - b.sourceVersion : a.name < b.name ? -1 : 1,
       );
+      expect(byName.map((record) => [record.name, record.outcome, record.code])).toEqual([
+        ["log", "copied", undefined],
+        ["log", "failed", "artifact_too_large"],
+        ["log", "failed", "held_back"],
+        ["log", "failed", "held_back"],
+        ["small", "copied", undefined],
+      ]);
       const rest = await copyJson(["fs:src", "fs:dst", "--scope", "rules", "--reread"], cwd);
       expect(rest.code).toBe(0);
       expect(rest.body).toMatchObject({ copied: 3, skipped: 2, failed: 0 });

@@ -67,6 +67,7 @@ describe("artifact-kit copy fs -> postgres -> s3 -> fs", () => {
         );
         const schema = new URL(databaseUrl());
         schema.searchParams.set("schema", `copy_${randomUUID().replaceAll("-", "")}`);
+        schema.password = "not-printed"; // the server trusts the test's user; never shown
         const stores = [
           `fs:${join(cwd, "source")}`,
           schema.href,
@@ -91,12 +92,15 @@ describe("artifact-kit copy fs -> postgres -> s3 -> fs", () => {
           });
           expect(rerun.code, rerun.stderr).toBe(0);
           expect(rerun.body).toMatchObject({ total, failed: 0, vanished: 0 });
+          expect(JSON.stringify(rerun.body) + rerun.stderr + killed.stderr).not.toContain(
+            "not-printed",
+          );
           // Whatever the killed run published (its lines name at least killAfter) is found.
           expect(rerun.body.skipped).toBeGreaterThanOrEqual(killAfter);
           expect(rerun.body.copied + rerun.body.skipped).toBe(total);
           // The source's deletes left gaps: the first target numbers its copies 1, 2, 3, ...
+          // (Later hops may renumber too: a put cut short by the kill may burn a version.)
           if (hop === 0) expect(rerun.body.renumbered).toBeGreaterThan(0);
-          else expect(rerun.body.renumbered).toBe(0);
           await expectStoreHolds(to as string, expected);
         }
       });

@@ -19,6 +19,7 @@ import { EXIT_CODES, exitCodeFor } from "../exit-codes.js";
 import { describeStore, type GlobalOptions } from "../globals.js";
 import { action, emit } from "../output.js";
 import { withCheckedListings } from "../pages.js";
+import { parseCount } from "../parse-count.js";
 import { scopeFromOptions } from "../scope-options.js";
 import { openStore, parseStoreUri, type StoreLocation } from "../store.js";
 
@@ -27,14 +28,18 @@ interface CopyOptions {
   scopesFile?: string;
   prefix?: string;
   reread: boolean;
+  concurrency: string;
   progress: ProgressMode;
 }
+
+/** Most names copied at once: each holds one version in flight (at most one 1 MiB buffer or one chunk). */
+const MAX_CONCURRENCY = 64;
 
 const DESCRIPTION = [
   "Copy every version of the given scopes from one store to another, verified and resumable.",
   `Stores cannot list their scopes, so name them: --scope ${SCOPE_FORM} (repeatable; an id holding / or % writes it %2F, %25), --scopes-file (one scope per line), or --app/--user/--session.`,
   "Each version becomes the next version of the same scope and name on the target, in ascending order, with its bytes, mimeType and metadata, and its SHA-256 is checked against the target's record.",
-  "The target allocates version numbers and creation times (no store takes them from a caller): numbers match the source's only where the source has no gaps and the target's name starts empty. --json maps every source version to its copy, and each copy's idempotencyKey (\"artifact-kit-copy vN ...\") names its source version.",
+  "The target allocates version numbers and creation times (no store takes them from a caller): numbers match the source's only where the source has no gaps, the target's name starts empty and no copy was cut short (an interrupted put may burn a version). --json maps every source version to its copy, and each copy's idempotencyKey (\"artifact-kit-copy vN ...\") names its source version.",
   "A rerun skips what is already there: rerun an interrupted copy to continue it.",
 ].join("\n\n");
 
@@ -52,6 +57,11 @@ export function registerCopy(program: Command): void {
     )
     .option("--scopes-file <file>", `scopes to copy, one ${SCOPE_FORM} per line (# comments)`)
     .option("--prefix <prefix>", "only names that start with PREFIX")
+    .option(
+      "--concurrency <n>",
+      `names copied at once, 1..${MAX_CONCURRENCY} (each name's versions in order)`,
+      "4",
+    )
     .option("--reread", "read every copy back from the target and check its SHA-256", false)
     .addOption(
       new Option("--progress <mode>", "auto: a bar on a terminal, lines otherwise")
@@ -60,6 +70,7 @@ export function registerCopy(program: Command): void {
     )
     .action(
       action<[string, string], CopyOptions>(async (options, from, to) => {
+        const concurrency = parseConcurrency(options.concurrency);
         const scopes = await scopesOf(options);
         const locations = { from: parseStoreUri(from), to: parseStoreUri(to) };
         refuseSameStore(locations.from, locations.to);
@@ -72,6 +83,7 @@ export function registerCopy(program: Command): void {
               scopes,
               ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
               reread: options.reread,
+              concurrency,
               onStart: (total) => progress.start(total),
               onVersion: (record, tally) => progress.version(record, tally),
             });
@@ -80,11 +92,19 @@ export function registerCopy(program: Command): void {
             progress.stop();
           }
         });
-        const stores = { from: describeStore(locations.from), to: describeStore(locations.to) };
+        const stores = { from: nameOf(locations.from), to: nameOf(locations.to) };
         emit(options, { ...stores, scopes, ...summary }, describeSummary(stores, scopes, summary));
         return exitCodeOf(summary);
       }),
     );
+}
+
+function parseConcurrency(text: string): number {
+  const concurrency = parseCount(text, "concurrency");
+  if (concurrency > MAX_CONCURRENCY) {
+    throw invalidArgument("concurrency", `must be at most ${MAX_CONCURRENCY}`);
+  }
+  return concurrency;
 }
 
 async function scopesOf(options: GlobalOptions & CopyOptions): Promise<Scope[]> {
@@ -103,7 +123,7 @@ async function scopesOf(options: GlobalOptions & CopyOptions): Promise<Scope[]> 
 /** Copying a store onto itself would double every version. */
 function refuseSameStore(from: StoreLocation, to: StoreLocation): void {
   if (from.kind !== "memory" && identityOf(from) === identityOf(to)) {
-    throw invalidArgument("to", `the source and the target are one store (${describeStore(to)})`);
+    throw invalidArgument("to", `the source and the target are one store (${nameOf(to)})`);
   }
 }
 
@@ -113,6 +133,15 @@ function identityOf(location: StoreLocation): string {
   const url = new URL(location.connectionString);
   url.password = "";
   return `postgres ${url.href} ${location.schema ?? ""}`;
+}
+
+/** The store as the summary names it: describeStore's, a postgres URI with its host. */
+function nameOf(location: StoreLocation): string {
+  if (location.kind !== "postgres") return describeStore(location);
+  const url = new URL(location.connectionString);
+  url.password = "";
+  url.search = location.schema === undefined ? "" : `?schema=${location.schema}`;
+  return url.href;
 }
 
 type Service = Parameters<typeof withCheckedListings>[0];

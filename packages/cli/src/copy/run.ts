@@ -5,6 +5,7 @@ import {
   type Scope,
 } from "@artifact-kit/core";
 import { copyKey } from "./key.js";
+import { forEachConcurrently } from "./pool.js";
 import { Tally, type VersionRecord } from "./tally.js";
 import { copyVersion, expectSameBytes, rereadCopy } from "./version.js";
 import { countVersions, namesOf, versionsOf } from "./walk.js";
@@ -17,6 +18,8 @@ export interface CopyRequest {
   readonly prefix?: string;
   /** Read every copy back from the target and hash it. */
   readonly reread: boolean;
+  /** Names copied at once (each name's versions one after the other). */
+  readonly concurrency: number;
   /** Told the total once counted, then each version as it is settled. */
   readonly onStart: (total: number) => void;
   readonly onVersion: (record: VersionRecord, tally: Tally) => void;
@@ -29,9 +32,9 @@ export interface CopyRequest {
 const STOPPING = new Set(["unavailable", "timeout", "aborted", "overloaded", "closed"]);
 
 /**
- * Copies every live version of every name (under `prefix`) of each scope, name by name, in
- * ascending version order, so that each name's copies get ascending versions on the target
- * and the target's latest is the source's latest.
+ * Copies every live version of every name (under `prefix`) of each scope, `concurrency`
+ * names at a time, each name's versions one after the other in ascending order, so that its
+ * copies get ascending versions on the target and the target's latest is the source's.
  */
 export async function runCopy(request: CopyRequest): Promise<Tally> {
   const tally = new Tally(await countVersions(request.source, request.scopes, request.prefix));
@@ -40,12 +43,18 @@ export async function runCopy(request: CopyRequest): Promise<Tally> {
     tally.add(record);
     request.onVersion(record, tally);
   };
-  for (const scope of request.scopes) {
-    for await (const name of namesOf(request.source, scope, request.prefix)) {
-      await copyName(request, scope, name, settle);
-    }
-  }
+  await forEachConcurrently(namesOfScopes(request), request.concurrency, ({ scope, name }) =>
+    copyName(request, scope, name, settle),
+  );
   return tally;
+}
+
+async function* namesOfScopes(
+  request: CopyRequest,
+): AsyncGenerator<{ scope: Scope; name: string }> {
+  for (const scope of request.scopes) {
+    for await (const name of namesOf(request.source, scope, request.prefix)) yield { scope, name };
+  }
 }
 
 async function copyName(
