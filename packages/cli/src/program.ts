@@ -1,4 +1,5 @@
 import { Command, Option } from "commander";
+import { registerCopy } from "./commands/copy.js";
 import { registerDemo } from "./commands/demo.js";
 import { registerGet } from "./commands/get.js";
 import { registerInfo } from "./commands/info.js";
@@ -67,6 +68,7 @@ function buildProgram(version: string): Command {
     registerRmScope,
     registerRepair,
     registerStats,
+    registerCopy,
     registerDemo,
     registerServe,
   ]) {
