@@ -9,6 +9,7 @@ import { faultyMemorySubject } from "../mutants/faults.js";
 import { MATRIX_RUNS } from "./adapters.js";
 import { matrixBucket, storageClient } from "./durable.js";
 import { gcsFaultOptions, s3FaultOptions } from "./faulty.js";
+import { postgresFaultOptions } from "./faulty-postgres.js";
 import { postgresMatrixSubjects } from "./postgres.js";
 import { s3MatrixBucket, s3MatrixSubjects } from "./s3.js";
 
@@ -62,6 +63,13 @@ describeArtifactService("memory behind an in-process fault injector", {
 });
 describeArtifactService("s3 on moto, through a fault proxy", {
   ...s3FaultOptions(),
+  numRuns: MATRIX_RUNS.faults,
+  seed: FAULT_SEED,
+  only: "faults: ",
+  testTimeoutMs: 600_000,
+});
+describeArtifactService("postgres, through a TCP fault proxy", {
+  ...postgresFaultOptions(),
   numRuns: MATRIX_RUNS.faults,
   seed: FAULT_SEED,
   only: "faults: ",

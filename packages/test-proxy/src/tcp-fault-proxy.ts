@@ -6,7 +6,7 @@ import {
   type Server,
   type Socket,
 } from "node:net";
-import { afterClientBytes, atClientText, type Trigger } from "./tcp-triggers.js";
+import { afterClientBytes, atClientText, atClientWrite, type Trigger } from "./tcp-triggers.js";
 
 /**
  * What an armed fault does to the connection it strikes:
@@ -89,6 +89,11 @@ export class TcpFaultProxy {
   /** Arms `fault` to strike where a client next sends `text` (before the text is forwarded). */
   armAtClientText(text: string, fault: TcpFault): ArmedFault {
     return this.#arm(atClientText(text), fault);
+  }
+
+  /** Arms `fault` to strike at the next client write (any connection), or the one after `skip` more. */
+  armAtClientWrite(skip: number, fault: TcpFault): ArmedFault {
+    return this.#arm(atClientWrite(skip), fault);
   }
 
   /** Resets the next `count` connections as soon as they are accepted. */

@@ -25,6 +25,24 @@ export function afterClientBytes(count: number): Trigger {
 }
 
 /**
+ * Strikes at the start of a coming client write, over all connections: the next one, or the
+ * one after `skip` more. A write is one chunk as the proxy receives it, which for a protocol
+ * that sends each request in one write (PostgreSQL's queries) is one request.
+ */
+export function atClientWrite(skip: number): Trigger {
+  if (!Number.isSafeInteger(skip) || skip < 0) {
+    throw new RangeError(`a write count must be a non-negative integer, not ${skip}`);
+  }
+  let passing = skip;
+  return {
+    strikeAt: () => (passing === 0 ? 0 : undefined),
+    passed: () => {
+      passing -= 1;
+    },
+  };
+}
+
+/**
  * Strikes where `text` (as bytes) first appears in one connection's client stream: the bytes
  * before the match pass, the fault meets the match itself. A match split across chunks is
  * found where it completes; its first part has passed by then.

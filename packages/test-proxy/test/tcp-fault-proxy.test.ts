@@ -125,6 +125,20 @@ test("a dropped reply: the server gets the whole request, the client hears nothi
   expect(heard).toBe("ok:6;");
 });
 
+test("a fault at a client write lets `skip` writes pass and strikes the next one whole", async () => {
+  const client = await connect();
+  await exchange(client, "one;");
+  const armed = proxy.armAtClientWrite(1, "cut");
+  await exchange(client, "two;");
+  expect(armed.struck).toBe(false);
+  client.socket.write("three;");
+  const { heard } = await client.ended;
+  await serverSideClosed();
+  expect(armed.struck).toBe(true);
+  expect(arrived()).toBe("one;two;");
+  expect(heard).toBe("ok:4;ok:8;");
+});
+
 test("a delay holds the bytes and then delivers them in order", async () => {
   const client = await connect();
   const armed = proxy.armAtClientText("late", { delayMs: 20 });
