@@ -9,11 +9,14 @@ import { lifecycleLaws } from "./checks/lifecycle.js";
 import { modelLaws } from "./checks/model.js";
 import { prefixLaws } from "./checks/prefix.js";
 import { raceLaws } from "./checks/races.js";
+import { retryLaws } from "./checks/retries.js";
+import { scaleLaws } from "./checks/scale.js";
 import { scopeLaws } from "./checks/scopes.js";
 import { stateLaws } from "./checks/state.js";
 import { downloadLaws } from "./checks/transfer-download.js";
 import { uploadLaws } from "./checks/transfer-upload.js";
 import { validationLaws } from "./checks/validation.js";
+import { valueLaws } from "./checks/values.js";
 import type { ArtifactServiceConformanceOptions } from "./subject.js";
 
 /** Every law of the artifact-service contract, in the order they are reported. */
@@ -24,16 +27,19 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...stateLaws,
   ...aliasingLaws,
   ...idempotencyLaws,
+  ...retryLaws,
   ...scopeLaws,
   ...cursorLaws,
   ...prefixLaws,
   ...validationLaws,
+  ...valueLaws,
   ...basicLaws,
   ...boundLaws,
   ...uploadLaws,
   ...downloadLaws,
   ...deadlineLaws,
   ...raceLaws,
+  ...scaleLaws,
   ...modelLaws,
 ]);
 
