@@ -8,6 +8,7 @@ import { basicLaws } from "./checks/laws.js";
 import { lifecycleLaws } from "./checks/lifecycle.js";
 import { modelLaws } from "./checks/model.js";
 import { prefixLaws } from "./checks/prefix.js";
+import { quotaLaws } from "./checks/quotas.js";
 import { raceLaws } from "./checks/races.js";
 import { retryLaws } from "./checks/retries.js";
 import { scaleLaws } from "./checks/scale.js";
@@ -35,6 +36,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...valueLaws,
   ...basicLaws,
   ...boundLaws,
+  ...quotaLaws,
   ...uploadLaws,
   ...downloadLaws,
   ...deadlineLaws,

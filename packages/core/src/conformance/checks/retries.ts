@@ -76,19 +76,30 @@ function reachable(service: ArtifactService, size: number): boolean {
   );
 }
 
-/** Puts of `size` until the store refuses one for a quota or capacity: undefined if it never does. */
+/**
+ * Fills one name to the brim: puts of `size`, then of half that, down to one byte, each until
+ * the store refuses it for a quota or capacity. The last refusal, or undefined if none came.
+ */
 async function fillUntilRefused(service: ArtifactService, scope: Scope, size: number) {
-  for (let i = 0; i < MAX_FILL; i++) {
-    try {
-      await service.put(scope, NAME, new Uint8Array(size));
-    } catch (error) {
-      if (isArtifactError(error, "quota_exceeded") || isArtifactError(error, "capacity_reached")) {
-        return error;
+  let refused: unknown;
+  let puts = 0;
+  for (let next = size; next >= 1 && puts < MAX_FILL; next = Math.floor(next / 2)) {
+    for (; puts < MAX_FILL; puts++) {
+      try {
+        await service.put(scope, NAME, new Uint8Array(next));
+      } catch (error) {
+        if (
+          !isArtifactError(error, "quota_exceeded") &&
+          !isArtifactError(error, "capacity_reached")
+        ) {
+          throw error;
+        }
+        refused = error;
+        break;
       }
-      throw error;
     }
   }
-  return undefined;
+  return refused;
 }
 
 /** At a full quota, a retry of a published key still answers with its version. */
