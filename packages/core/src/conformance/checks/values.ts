@@ -129,9 +129,7 @@ async function lookalikeScopesAreDistinct({ service }: LawContext) {
   const base = freshScope("values-lookalike-scopes");
   for (const field of ["app", "user", "session"] as const) {
     const scopes = LOOKALIKE_IDS.map((id) => ({ ...base, [field]: id }) as Scope);
-    for (const [i, scope] of scopes.entries()) {
-      await service.put(scope, field, Uint8Array.of(i));
-    }
+    await Promise.all(scopes.map((scope, i) => service.put(scope, field, Uint8Array.of(i))));
     for (const [i, scope] of scopes.entries()) {
       const read = await service.get(scope, field);
       expectEqual(
