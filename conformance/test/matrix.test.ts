@@ -31,6 +31,10 @@ describeArtifactService("sharded (exact_scope, memory)", {
 // the others on every Node the matrix covers.
 describeArtifactService("fs", { ...fsSubjects(), numRuns: MATRIX_RUNS.fs });
 
+// The scale laws put 1,100+ names and versions: through an emulator that takes minutes, not
+// the default two, on a loaded machine.
+const REMOTE_TIMEOUT_MS = 600_000;
+
 let openBucket: () => Bucket;
 beforeAll(async () => {
   openBucket = await matrixBucket();
@@ -38,11 +42,20 @@ beforeAll(async () => {
 describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
   ...gcsSubjects(() => openBucket()),
   numRuns: 20,
+  testTimeoutMs: REMOTE_TIMEOUT_MS,
 });
-describeArtifactService("postgres", { ...postgresMatrixSubjects(), numRuns: 20 });
+describeArtifactService("postgres", {
+  ...postgresMatrixSubjects(),
+  numRuns: 20,
+  testTimeoutMs: REMOTE_TIMEOUT_MS,
+});
 
 let s3Bucket: string;
 beforeAll(async () => {
   s3Bucket = await s3MatrixBucket();
 });
-describeArtifactService("s3 on moto", { ...s3MatrixSubjects(() => s3Bucket), numRuns: 10 });
+describeArtifactService("s3 on moto", {
+  ...s3MatrixSubjects(() => s3Bucket),
+  numRuns: 10,
+  testTimeoutMs: REMOTE_TIMEOUT_MS,
+});

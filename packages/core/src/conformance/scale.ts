@@ -232,12 +232,22 @@ export function roomInOneScope(service: ArtifactService, oneName: boolean): numb
 
 /** Puts in flight at once when filling: a durable adapter's syncs overlap instead of queueing. */
 const FILL_CONCURRENCY = 32;
+/** Puts into one name at once. */
+export const ONE_NAME_CONCURRENCY = 4;
 
-/** Runs `put` for every item, FILL_CONCURRENCY at a time, and returns the results in order. */
-export async function fill<T, R>(items: readonly T[], put: (item: T, i: number) => Promise<R>) {
+/**
+ * Runs `put` for every item, `concurrency` at a time, and returns the results in order. Puts
+ * into one name race for its next version: they go a few at a time (a store that allocates by
+ * compare-and-swap retries each race).
+ */
+export async function fill<T, R>(
+  items: readonly T[],
+  put: (item: T, i: number) => Promise<R>,
+  concurrency = FILL_CONCURRENCY,
+) {
   const results: R[] = [];
-  for (let at = 0; at < items.length; at += FILL_CONCURRENCY) {
-    const batch = items.slice(at, at + FILL_CONCURRENCY);
+  for (let at = 0; at < items.length; at += concurrency) {
+    const batch = items.slice(at, at + concurrency);
     results.push(...(await Promise.all(batch.map((item, i) => put(item, at + i)))));
   }
   return results;

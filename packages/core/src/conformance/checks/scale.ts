@@ -10,6 +10,7 @@ import {
   expectPageAfter,
   expectVersionsAtEverySize,
   fill,
+  ONE_NAME_CONCURRENCY,
   pageSizes,
   roomInOneScope,
   SCALE_COUNT,
@@ -142,7 +143,11 @@ async function versionsOverSeveralPages(context: LawContext) {
         const name = scaleNames(1, salt)[0] as string;
         // Concurrent puts of one name: each gets its own version, in any order.
         const indexes = Array.from({ length: count }, (_, i) => i);
-        const metas = await fill(indexes, (i) => holder.service.put(scope, name, data(i)));
+        const metas = await fill(
+          indexes,
+          (i) => holder.service.put(scope, name, data(i)),
+          ONE_NAME_CONCURRENCY,
+        );
         let live = metas.map((meta) => meta.version).sort((a, b) => a - b);
         const sizes = pageSizes(maxPageLimit, sampled);
         const what = `${count} versions of ${JSON.stringify(name)}`;
