@@ -206,10 +206,15 @@ export async function expectLegacyList(
 ): Promise<void> {
   const { legacyListLimit } = service.capabilities().pagination;
   if (expected.length > legacyListLimit) {
-    await expectArtifactError(
+    const error = await expectArtifactError(
       () => service.list(scope),
       "result_limit_exceeded",
       `${what}: list() of ${expected.length} versions over legacyListLimit ${legacyListLimit}`,
+    );
+    expectEqual(
+      (error as { detail: { limit?: unknown } }).detail.limit,
+      "legacy_list_limit",
+      `${what}: detail.limit of result_limit_exceeded`,
     );
     return;
   }

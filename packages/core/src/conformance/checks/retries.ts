@@ -219,6 +219,25 @@ async function longAndLookalikeKeys({ service }: LawContext) {
   expectEqual((await versionsOf(service, scope)).length, keys.length, "the retries wrote nothing");
 }
 
+/** An upload's maxBytes above maxArtifactBytes does not raise it: the adapter's bound holds. */
+async function uploadBoundNeverExceedsTheAdapters({ service }: LawContext) {
+  const bound = service.capabilities().quotas.bounds.maxArtifactBytes;
+  if (bound === undefined) return skip("the adapter declares no maxArtifactBytes");
+  if (bound > 4 * 1024 * 1024) return skip(`maxArtifactBytes = ${bound} is too large for a test`);
+  if (!hasTransfer(service)) return skip("no openUpload");
+  const scope = freshScope("upload-bound");
+  await expectFails(
+    () =>
+      uploadChunks(service, scope, [new Uint8Array(bound), new Uint8Array(1)], {
+        maxBytes: bound + 100,
+      }),
+    ["artifact_too_large"],
+    `an upload of ${bound + 1} bytes with maxBytes ${bound + 100} over maxArtifactBytes ${bound}`,
+  );
+  expectEqual(await versionsOf(service, scope), [], "the oversized upload published nothing");
+  return undefined;
+}
+
 export const retryLaws = [
   check(
     "idempotency",
@@ -231,6 +250,12 @@ export const retryLaws = [
     "once a quota or capacity is reached, a retry of a published key (put or upload) still answers with its version; another payload is invalid_argument",
     retryAtAFullQuota,
     { needs: ["bounded"] },
+  ),
+  check(
+    "transfer",
+    "an upload's maxBytes above maxArtifactBytes does not raise it: one byte over maxArtifactBytes is artifact_too_large",
+    uploadBoundNeverExceedsTheAdapters,
+    { needs: ["bounded", "streamingUpload"] },
   ),
   check(
     "idempotency",

@@ -103,6 +103,28 @@ async function limitsCountUtf8Bytes({ service }: LawContext) {
   }
 }
 
+/** Segments that only begin with dots are valid: only "." and ".." themselves are refused. */
+const DOTTED_NAMES = [".a", "..a", "...", "a/.b", "a/..b/c", ".../x", "a/.", "._", ".😀"];
+
+async function dottedSegmentsAreNames({ service }: LawContext) {
+  const scope = freshScope("values-dotted");
+  const valid = DOTTED_NAMES.filter((name) => !name.endsWith("/."));
+  for (const [i, name] of valid.entries()) {
+    await service.put(scope, name, Uint8Array.of(i));
+    expectEqual([...(await service.get(scope, name)).data], [i], `get ${JSON.stringify(name)}`);
+  }
+  await expectArtifactError(
+    () => service.put(scope, "a/.", Uint8Array.of(0)),
+    "invalid_argument",
+    'a name whose last segment is "."',
+  );
+  expectEqual(
+    await readAllNames(service, scope),
+    [...valid].sort(byUtf8Bytes),
+    "listNames of the dotted names",
+  );
+}
+
 /** Names that differ only by case, whitespace or normalization are different artifacts. */
 async function lookalikeNamesAreDistinct({ service }: LawContext) {
   const scope = freshScope("values-lookalike-names");
@@ -148,6 +170,11 @@ async function lookalikeScopesAreDistinct({ service }: LawContext) {
 }
 
 export const valueLaws = [
+  check(
+    "values",
+    'segments that only begin with dots (".a", "..a", "...") are valid names; "." and ".." are not',
+    dottedSegmentsAreNames,
+  ),
   check(
     "values",
     "arbitrary JSON metadata within the limits (prototype-named keys, control characters and NUL, deep nesting, any key order, every finite number; -0 as 0) reads back exactly from put, get, head, listVersions and list, and after reopen",
