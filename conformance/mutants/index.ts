@@ -25,7 +25,11 @@ import {
   JudgesPayloadBeforeDeletion,
   ListingsDropIdempotencyKey,
 } from "./keys.js";
-import { DeleteFreesTheLatestsRoom, RefusesRetriesAtAFullQuota } from "./ledger.js";
+import {
+  DeleteFreesTheLatestsRoom,
+  RefusesRetriesAtAFullQuota,
+  UploadRefusesRetriesAtAFullQuota,
+} from "./ledger.js";
 import {
   CopiesBufferLate,
   CreatedAtOnRead,
@@ -163,5 +167,9 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: "checks the quota before the idempotency key",
     make: (o) => new RefusesRetriesAtAFullQuota(memory(o)),
+  },
+  {
+    name: "a streamed upload checks the room before its key",
+    make: (o) => new UploadRefusesRetriesAtAFullQuota(memory(o)),
   },
 ];

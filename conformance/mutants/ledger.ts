@@ -5,6 +5,7 @@ import {
   type RequestOptions,
   type Scope,
   scopeKey,
+  type UploadOptions,
 } from "@artifact-kit/core";
 import { ForwardingService, slotKey } from "./forwarding.js";
 
@@ -27,7 +28,7 @@ abstract class ScopeBytesLedger extends ForwardingService {
   /** The bytes a delete frees, given the slot's live sizes and the versions it removed. */
   protected abstract freed(live: ReadonlyMap<number, number>, removed: readonly number[]): number;
 
-  #used(scope: string): number {
+  protected used(scope: string): number {
     let used = this.#drift.get(scope) ?? 0;
     for (const slot of this.#slots.get(scope) ?? []) {
       for (const size of this.#sizes.get(slot)?.values() ?? []) used += size;
@@ -45,7 +46,7 @@ abstract class ScopeBytesLedger extends ForwardingService {
     }
     const size = data?.byteLength ?? 0;
     const keyed = options?.idempotencyKey !== undefined;
-    if (bound !== undefined && this.refuses(this.#used(key), size, bound, keyed)) {
+    if (bound !== undefined && this.refuses(this.used(key), size, bound, keyed)) {
       throw quotaExceeded("maxScopeBytes", bound, "put would exceed maxScopeBytes");
     }
     const meta = await this.inner.put(scope, name, data, options);
@@ -101,5 +102,35 @@ export class RefusesRetriesAtAFullQuota extends ScopeBytesLedger {
   }
   protected freed(live: ReadonlyMap<number, number>, removed: readonly number[]) {
     return removed.reduce((sum, version) => sum + sizeOf(live, version), 0);
+  }
+}
+
+/**
+ * Puts are right, but a streamed upload checks the room as its chunks arrive, before its key:
+ * a keyed retry of an upload fails at a full quota (the memory adapter's own bug until the
+ * retry-at-a-full-quota law found it).
+ */
+export class UploadRefusesRetriesAtAFullQuota extends ScopeBytesLedger {
+  protected refuses(used: number, size: number, bound: number, keyed: boolean) {
+    return !keyed && used + size > bound;
+  }
+  protected freed(live: ReadonlyMap<number, number>, removed: readonly number[]) {
+    return removed.reduce((sum, version) => sum + sizeOf(live, version), 0);
+  }
+  override async openUpload(scope: Scope, name: string, options?: UploadOptions) {
+    const sink = await super.openUpload(scope, name, options);
+    const bound = this.inner.capabilities().quotas.bounds.maxScopeBytes;
+    let gathered = 0;
+    return {
+      write: async (chunk: Uint8Array) => {
+        gathered += chunk.byteLength;
+        if (bound !== undefined && this.used(scopeKey(scope)) + gathered > bound) {
+          throw quotaExceeded("maxScopeBytes", bound, "upload would exceed maxScopeBytes");
+        }
+        return sink.write(chunk);
+      },
+      finish: () => sink.finish(),
+      abort: (reason?: unknown) => sink.abort(reason),
+    };
   }
 }
