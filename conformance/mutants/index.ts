@@ -13,10 +13,23 @@ import {
   Utf16Order,
 } from "./broken.js";
 import {
+  CountsNamesAsCesu8,
+  DropsNulInMetadata,
+  DropsThe257thName,
+  LosesProtoKeys,
+  NormalizesScopeIds,
+  UploadRetryPublishesTwice,
+} from "./domain.js";
+import {
   ForgetsKeysOfEmptiedNames,
   JudgesPayloadBeforeDeletion,
   ListingsDropIdempotencyKey,
 } from "./keys.js";
+import {
+  DeleteFreesTheLatestsRoom,
+  RefusesRetriesAtAFullQuota,
+  UploadRefusesRetriesAtAFullQuota,
+} from "./ledger.js";
 import { DeleteHidesBeforeRemoving } from "./observers.js";
 import {
   CopiesBufferLate,
@@ -138,5 +151,33 @@ export const MUTANTS: readonly Mutant[] = [
     name: "hides deleted versions from listings a turn before it deletes them",
     make: (o) => new DeleteHidesBeforeRemoving(memory(o)),
     onlyCaughtBy: "linearizability",
+  },
+  // The blind spots of issue 31: scale, the value domain, every write path retried, quotas.
+  { name: "drops the 257th name of a scope", make: (o) => new DropsThe257thName(memory(o)) },
+  { name: 'loses "__proto__" metadata keys', make: (o) => new LosesProtoKeys(memory(o)) },
+  {
+    name: "drops NUL from metadata strings and keys",
+    make: (o) => new DropsNulInMetadata(memory(o)),
+  },
+  {
+    name: "counts name bytes as CESU-8 (refuses valid 1,024-byte names)",
+    make: (o) => new CountsNamesAsCesu8(memory(o)),
+  },
+  { name: "NFC-normalizes scope ids", make: (o) => new NormalizesScopeIds(memory(o)) },
+  {
+    name: "a keyed retry of a streamed upload publishes again",
+    make: (o) => new UploadRetryPublishesTwice(memory(o)),
+  },
+  {
+    name: "a delete by number frees the latest version's room",
+    make: (o) => new DeleteFreesTheLatestsRoom(memory(o)),
+  },
+  {
+    name: "checks the quota before the idempotency key",
+    make: (o) => new RefusesRetriesAtAFullQuota(memory(o)),
+  },
+  {
+    name: "a streamed upload checks the room before its key",
+    make: (o) => new UploadRefusesRetriesAtAFullQuota(memory(o)),
   },
 ];

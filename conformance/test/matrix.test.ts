@@ -34,6 +34,10 @@ describeArtifactService("sharded (exact_scope, memory)", {
 // the others on every Node the matrix covers.
 describeArtifactService("fs", { ...fsSubjects(), numRuns: MATRIX_RUNS.fs });
 
+// The scale laws put 1,100+ names and versions: through an emulator that takes minutes, not
+// the default two, on a loaded machine.
+const REMOTE_TIMEOUT_MS = 600_000;
+
 let openBucket: () => Bucket;
 beforeAll(async () => {
   openBucket = await matrixBucket();
@@ -41,18 +45,27 @@ beforeAll(async () => {
 describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
   ...gcsSubjects(() => openBucket()),
   numRuns: 20,
+  testTimeoutMs: REMOTE_TIMEOUT_MS,
 });
-describeArtifactService("postgres", { ...postgresMatrixSubjects(), numRuns: 20 });
+describeArtifactService("postgres", {
+  ...postgresMatrixSubjects(),
+  numRuns: 20,
+  testTimeoutMs: REMOTE_TIMEOUT_MS,
+});
 
 let s3Bucket: string;
 beforeAll(async () => {
   s3Bucket = await s3MatrixBucket();
 });
-describeArtifactService("s3 on moto", { ...s3MatrixSubjects(() => s3Bucket), numRuns: 10 });
+describeArtifactService("s3 on moto", {
+  ...s3MatrixSubjects(() => s3Bucket),
+  numRuns: 10,
+  testTimeoutMs: REMOTE_TIMEOUT_MS,
+});
 
 // The fault laws, on subjects whose backend requests go through a fault injector: the HTTP
-// fault proxy for the network adapters (each prints how many faults a request took), an
-// in-process one for memory. Only those laws run here; the describes above run the rest.
+// fault proxy for gcs and s3 and the TCP one for postgres (each prints how many faults a
+// request took), an in-process one for memory. Only those laws run here; the describes above run the rest.
 // A fixed seed, so that the number of faults is the same in every run (over 200 for each
 // network adapter); seed 6 found the gcs delete that kept deleting after it had failed.
 const FAULT_SEED = 6;

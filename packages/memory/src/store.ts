@@ -89,8 +89,11 @@ export class MemoryStore implements AdapterHooks {
     let gathered = 0;
     return {
       write: async (chunk) => {
-        // Quotas are checked as the chunks arrive, so an upload that cannot fit fails early.
-        this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), gathered + chunk.byteLength);
+        // Quotas are checked as the chunks arrive, so an upload that cannot fit fails early;
+        // a retry under a bound key is answered by its key at publish, however full the scope.
+        if (!this.#keyIsBound(request)) {
+          this.#checkQuotas(this.#scopes.get(scopeKey(request.scope)), gathered + chunk.byteLength);
+        }
         // The chunk is only lent: keep a copy.
         chunks.push(new Uint8Array(chunk));
         gathered += chunk.byteLength;
@@ -176,6 +179,14 @@ export class MemoryStore implements AdapterHooks {
     this.#scopes.clear();
     this.#totalBytes = 0;
     this.#totalArtifacts = 0;
+  }
+
+  /** True when the publication's idempotency key already published in its (scope, name). */
+  #keyIsBound(publication: ParsedPublication): boolean {
+    const key = publication.idempotencyKey;
+    if (key === undefined) return false;
+    const nameState = this.#scopes.get(scopeKey(publication.scope))?.names.get(publication.name);
+    return nameState?.keys.has(key) ?? false;
   }
 
   /** The answer to a put whose idempotency key is already bound here, or undefined. */

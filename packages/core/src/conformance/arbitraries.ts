@@ -3,6 +3,7 @@ import { DEFAULT_MIME_TYPE } from "../limits.js";
 import type { JsonObject, JsonValue, Scope } from "../types.js";
 import { payloadArb } from "./payload.js";
 import type { PutInput } from "./put-commands.js";
+import { jsonMetadataArb } from "./values.js";
 
 /**
  * Scopes that collide on purpose: the same ids at every kind, ids containing "/" that a
@@ -15,6 +16,10 @@ export const COLLIDING_SCOPES: readonly Scope[] = Object.freeze([
   { kind: "app", app: "a/u" },
   { kind: "user", app: "a", user: "u/s" },
   { kind: "session", app: "é", user: "😀", session: "a" },
+  // The same id in NFC and in NFD, and in another case: three more scopes.
+  { kind: "user", app: "a", user: "\u00c5" },
+  { kind: "user", app: "a", user: "A\u030a" },
+  { kind: "user", app: "a", user: "U" },
 ]);
 
 /**
@@ -34,6 +39,8 @@ export const COLLIDING_NAMES: readonly string[] = Object.freeze([
   "\u{10FFFF}",
   "user:a",
   "%2e%2e",
+  "a ",
+  " a",
 ]);
 
 export const mimeTypeArb = fc.constantFrom(
@@ -52,7 +59,7 @@ const jsonLeafArb: fc.Arbitrary<JsonValue> = fc.oneof(
 );
 
 /** Small JSON objects (keys may be "__proto__" or astral) within every metadata limit. */
-export const metadataArb: fc.Arbitrary<JsonObject> = fc.dictionary(
+const smallMetadataArb: fc.Arbitrary<JsonObject> = fc.dictionary(
   fc.string({ maxLength: 6, unit: "binary" }),
   fc.oneof(
     jsonLeafArb,
@@ -60,6 +67,15 @@ export const metadataArb: fc.Arbitrary<JsonObject> = fc.dictionary(
     fc.dictionary(fc.string({ maxLength: 4 }), jsonLeafArb, { maxKeys: 3 }),
   ),
   { maxKeys: 4 },
+);
+
+/**
+ * Metadata for the model's puts: small objects, or arbitrary JSON over the whole value domain
+ * (prototype-named keys, control characters and NUL, deep chains, every finite number).
+ */
+export const metadataArb: fc.Arbitrary<JsonObject> = fc.oneof(
+  { arbitrary: smallMetadataArb, weight: 2 },
+  { arbitrary: jsonMetadataArb, weight: 1 },
 );
 
 /** One valid name segment: any well-formed text without "/", NUL, and not "." or "..". */

@@ -11,12 +11,16 @@ import { lifecycleLaws } from "./checks/lifecycle.js";
 import { linearizabilityLaws } from "./checks/linearizable.js";
 import { modelLaws } from "./checks/model.js";
 import { prefixLaws } from "./checks/prefix.js";
+import { quotaLaws } from "./checks/quotas.js";
 import { raceLaws } from "./checks/races.js";
+import { retryLaws } from "./checks/retries.js";
+import { scaleLaws } from "./checks/scale.js";
 import { scopeLaws } from "./checks/scopes.js";
 import { stateLaws } from "./checks/state.js";
 import { downloadLaws } from "./checks/transfer-download.js";
 import { uploadLaws } from "./checks/transfer-upload.js";
 import { validationLaws } from "./checks/validation.js";
+import { valueLaws } from "./checks/values.js";
 import type { ArtifactServiceConformanceOptions } from "./subject.js";
 
 /** Every law of the artifact-service contract, in the order they are reported. */
@@ -27,12 +31,15 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...stateLaws,
   ...aliasingLaws,
   ...idempotencyLaws,
+  ...retryLaws,
   ...scopeLaws,
   ...cursorLaws,
   ...prefixLaws,
   ...validationLaws,
+  ...valueLaws,
   ...basicLaws,
   ...boundLaws,
+  ...quotaLaws,
   ...uploadLaws,
   ...downloadLaws,
   ...deadlineLaws,
@@ -40,6 +47,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...handleLaws,
   ...linearizabilityLaws,
   ...faultLaws,
+  ...scaleLaws,
   ...modelLaws,
 ]);
 

@@ -30,6 +30,19 @@ export function expectSameJson(actual: unknown, expected: unknown, what: string)
   expectEqual(canonical(actual), canonical(expected), what);
 }
 
+/**
+ * An error tells a person why: a message that is more than the field it names
+ * (invalid_argument's messages start with "field: ").
+ */
+function expectHumanMessage(error: Error & { detail?: { field?: unknown } }, what: string): void {
+  const field = error.detail?.field;
+  const prefix = typeof field === "string" ? `${field}:` : "";
+  expectTrue(
+    typeof error.message === "string" && error.message.replace(prefix, "").trim().length > 0,
+    `${what}: the error's message says nothing (${JSON.stringify(error.message)})`,
+  );
+}
+
 /** Awaits `action` and requires it to fail with an ArtifactError of `code`. */
 export async function expectArtifactError(
   action: () => Promise<unknown>,
@@ -40,7 +53,10 @@ export async function expectArtifactError(
   try {
     result = await action();
   } catch (error) {
-    if (isArtifactError(error, code)) return error;
+    if (isArtifactError(error, code)) {
+      expectHumanMessage(error, what);
+      return error;
+    }
     fail(`${what}: expected ArtifactError "${code}", got ${show(error)}`);
   }
   return fail(`${what}: expected ArtifactError "${code}", but it succeeded with ${show(result)}`);

@@ -98,6 +98,11 @@ const BAD_METADATA: readonly [string, unknown][] = [
   ["symbol key", { [Symbol("s")]: 1 }],
   ["lone surrogate value", { s: "\uD83D" }],
   ["lone surrogate key", { "\uDE00": 1 }],
+  // biome-ignore lint/suspicious/noSparseArray: a hole is the bad input
+  ["array with a hole", { a: [1, , 2] }],
+  ["accessor", { a: Object.defineProperty({}, "x", { get: () => 1, enumerable: true }) }],
+  ["non-enumerable key", { a: Object.defineProperty({}, "x", { value: 1, enumerable: false }) }],
+  ["array subclass", { a: new (class extends Array {})() }],
   [`more than ${MAX_METADATA_BYTES} bytes`, metadataOfBytes(MAX_METADATA_BYTES + 1)],
   [`more than ${MAX_METADATA_ENTRIES} entries`, entries(MAX_METADATA_ENTRIES + 1)],
   [
