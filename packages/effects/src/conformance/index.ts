@@ -1,48 +1,25 @@
-import { isArtifactError, sha256Hex } from "@artifact-kit/core";
+import { isArtifactError } from "@artifact-kit/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { EffectIntent, EffectJournal, EffectRecord } from "../types.js";
+import type { EffectIntent, EffectRecord } from "../types.js";
+import { describeDomainLaws } from "./domain-laws.js";
+import { describeReconcileLaws } from "./reconcile-laws.js";
+import { describeScaleLaws } from "./scale-laws.js";
+import {
+  type EffectJournalConformanceOptions,
+  expectCode,
+  intendAll,
+  intent,
+  type JournalSubject,
+  LEASE,
+  RECEIPT,
+  START,
+  scatteredIds,
+  withJournal as withSubject,
+} from "./support.js";
+import { describeTimeLaws } from "./time-laws.js";
 
-/** One journal under test, on a clock the kit moves, and a second handle on the same store. */
-export interface JournalSubject {
-  readonly journal: EffectJournal;
-  /** Another instance over the same storage (another process would open it so). */
-  readonly peer: EffectJournal;
-  cleanup(): Promise<void>;
-}
-
-export interface EffectJournalConformanceOptions {
-  /** Opens a fresh, empty journal whose notion of time is `clock`. */
-  open(clock: () => number): Promise<JournalSubject>;
-}
-
-const START = 1_700_000_000_000;
-const SCOPE = { kind: "session", app: "kit", user: "u", session: "s" } as const;
-const RECEIPT = { version: 1, sha256: sha256Hex("a"), size: 1 };
-const LEASE = { owner: "writer", leaseMs: 1000 };
-
-function intent(effectId: string, overrides: Partial<EffectIntent> = {}): EffectIntent {
-  return {
-    effectId,
-    operation: "put",
-    scope: SCOPE,
-    name: "report.txt",
-    requestDigest: sha256Hex(effectId),
-    correlation: { invocation: "inv-1", toolCall: "call-1" },
-    ...overrides,
-  };
-}
-
-async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(isArtifactError(error), `expected an ArtifactError ${code}, got ${String(error)}`).toBe(
-    true,
-  );
-  expect((error as { code: string }).code).toBe(code);
-}
+export type { EffectJournalConformanceOptions, JournalSubject } from "./support.js";
 
 /** Registers the effect-journal conformance kit as a vitest suite. */
 export function describeEffectJournal(
@@ -50,19 +27,9 @@ export function describeEffectJournal(
   options: EffectJournalConformanceOptions,
 ): void {
   describe(`effect journal conformance: ${name}`, () => {
-    async function withJournal(
+    const withJournal = (
       run: (subject: JournalSubject, advance: (ms: number) => void) => Promise<void>,
-    ): Promise<void> {
-      let now = START;
-      const subject = await options.open(() => now);
-      try {
-        await run(subject, (ms) => {
-          now += ms;
-        });
-      } finally {
-        await subject.cleanup();
-      }
-    }
+    ) => withSubject(options, run);
 
     it("walks intended -> applied -> committed and keeps what recovery needs", () =>
       withJournal(async ({ journal, peer }) => {
@@ -257,12 +224,8 @@ export function describeEffectJournal(
       "lists every effect once, however many pages the backend reads them in",
       () =>
         withJournal(async ({ journal, peer }) => {
-          const ids = Array.from({ length: 2_100 }, (_, i) => `list-${(i * 7919) % 2_100}`);
-          for (let at = 0; at < ids.length; at += 50) {
-            await Promise.all(
-              ids.slice(at, at + 50).map((id) => journal.intend(intent(id), LEASE)),
-            );
-          }
+          const ids = scatteredIds("list", 2_100);
+          await intendAll(journal, ids);
           const listed = (await peer.list()).map((record) => record.effectId);
           expect(listed.length).toBe(ids.length);
           expect(new Set(listed)).toEqual(new Set(ids));
@@ -373,5 +336,10 @@ export function describeEffectJournal(
         await expectCode(journal.settle("e1", 1, "not_applied"), "closed");
         await expectCode(journal.prune({ olderThan: START, limit: 1 }), "closed");
       }));
+
+    describeTimeLaws(options);
+    describeDomainLaws(options);
+    describeScaleLaws(options);
+    describeReconcileLaws(options);
   });
 }
