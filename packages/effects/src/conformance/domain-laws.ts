@@ -1,6 +1,6 @@
 import { sha256Hex } from "@artifact-kit/core";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import type { EffectIntent } from "../types.js";
 import {
   correlationArb,
@@ -18,6 +18,7 @@ import {
   intent,
   type JournalSubject,
   LEASE,
+  type Register,
   withJournal,
 } from "./support.js";
 
@@ -110,13 +111,11 @@ async function errorTextIsAlwaysKept({ journal, peer }: JournalSubject) {
   );
 }
 
-export function describeDomainLaws(options: EffectJournalConformanceOptions): void {
-  describe("the value domain", () => {
-    it("effect ids over the whole alphabet and length, and case variants, are distinct effects", () =>
-      withJournal(options, idsSpanTheDomain));
-    it("scopes, names, correlation ids (Object's own key names too), owners and receipts round-trip exactly", () =>
-      withJournal(options, payloadsRoundTrip));
-    it("any error text is recorded well-formed, without NUL, within maxErrorBytes, intact when it fits", () =>
-      withJournal(options, errorTextIsAlwaysKept));
-  });
+export function domainLaws(options: EffectJournalConformanceOptions, it: Register): void {
+  it("domain: effect ids over the whole alphabet and length, and case variants, are distinct effects", () =>
+    withJournal(options, idsSpanTheDomain));
+  it("domain: scopes, names, correlation ids (Object's own key names too), owners and receipts round-trip exactly", () =>
+    withJournal(options, payloadsRoundTrip));
+  it("domain: any error text is recorded well-formed, without NUL, within maxErrorBytes, intact when it fits", () =>
+    withJournal(options, errorTextIsAlwaysKept));
 }

@@ -1,9 +1,9 @@
 import { type ArtifactMeta, allNames, isArtifactError, sha256Hex } from "@artifact-kit/core";
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
 import type { EffectReceipt, TerminalPhase } from "../types.js";
-import { type EffectJournalConformanceOptions, LEASE, SCOPE } from "./support.js";
+import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
 import { lossyService, RETRY, unrecordingJournal, type World, withWorld } from "./world.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -238,15 +238,13 @@ async function budgetDefersOnTheClock(world: World) {
   expect(later.settled.map((s) => s.effectId).sort()).toEqual(deferred);
 }
 
-export function describeReconcileLaws(options: EffectJournalConformanceOptions): void {
-  describe("the reconciler over journaled writes", () => {
-    it("settles journaled puts and deletes in every state by what the service holds, at their lease's end, through the other handle", () =>
-      withWorld(options, settlesEveryState));
-    it("two reconcilers on two handles at once judge and settle every orphan once", () =>
-      withWorld(options, twoReconcilersSettleOnce));
-    it("a failed effect is retried exactly at its backoff's end, until retry.attempts", () =>
-      withWorld(options, failuresBackOffOnTheClock));
-    it("past the time budget the rest is deferred, claimable again exactly at its lease's end", () =>
-      withWorld(options, budgetDefersOnTheClock));
-  });
+export function reconcileLaws(options: EffectJournalConformanceOptions, it: Register): void {
+  it("reconciler: settles journaled puts and deletes in every state by what the service holds, at their lease's end, through the other handle", () =>
+    withWorld(options, settlesEveryState));
+  it("reconciler: two reconcilers on two handles at once judge and settle every orphan once", () =>
+    withWorld(options, twoReconcilersSettleOnce));
+  it("reconciler: a failed effect is retried exactly at its backoff's end, until retry.attempts", () =>
+    withWorld(options, failuresBackOffOnTheClock));
+  it("reconciler: past the time budget the rest is deferred, claimable again exactly at its lease's end", () =>
+    withWorld(options, budgetDefersOnTheClock));
 }

@@ -1,10 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import type { EffectHandler } from "../reconcile.js";
 import {
   type EffectJournalConformanceOptions,
   intendAll,
   type JournalSubject,
   LEASE,
+  type Register,
   reconcilerOf,
   scatteredIds,
   withJournal,
@@ -65,12 +66,10 @@ function acrossPages(options: EffectJournalConformanceOptions) {
   };
 }
 
-export function describeScaleLaws(options: EffectJournalConformanceOptions): void {
-  describe("scale", () => {
-    it(
-      `${ORPHANS} orphans are each reconciled once across batches and handles, then pruned`,
-      () => withJournal(options, acrossPages(options)),
-      300_000,
-    );
-  });
+export function scaleLaws(options: EffectJournalConformanceOptions, it: Register): void {
+  it(
+    `scale: ${ORPHANS} orphans are each reconciled once across batches and handles, then pruned`,
+    () => withJournal(options, acrossPages(options)),
+    300_000,
+  );
 }

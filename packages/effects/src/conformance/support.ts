@@ -23,6 +23,9 @@ export interface EffectJournalConformanceOptions {
   reconcile?: typeof reconcile;
 }
 
+/** Registers one law: vitest's `it` in the suite, a collector for checks run directly. */
+export type Register = (name: string, run: () => Promise<void>, timeoutMs?: number) => void;
+
 /** The kit's clock: it only moves when a law moves it, so time edges are hit exactly. */
 export interface KitClock {
   readonly clock: () => number;

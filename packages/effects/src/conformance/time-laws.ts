@@ -1,10 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import type { EffectJournal } from "../types.js";
 import {
   type EffectJournalConformanceOptions,
   intent,
   type JournalSubject,
   LEASE,
+  type Register,
   START,
   withJournal,
 } from "./support.js";
@@ -116,17 +117,15 @@ async function changesStampTheClock(
   expect(await peer.get("e1")).toEqual(committed);
 }
 
-export function describeTimeLaws(options: EffectJournalConformanceOptions): void {
-  describe("time, on the subject's clock", () => {
-    it("a lease expiring at t is claimable at t, not at t - 1, through either handle", () =>
-      withJournal(options, leaseExpiresAtItsEdge));
-    it("a failure's backoff ends exactly retryAfterMs after it was recorded", () =>
-      withJournal(options, backoffEndsAtItsEdge));
-    it("a live lease is never claimed, however close to its end", () =>
-      withJournal(options, liveLeaseIsNeverClaimed));
-    it("prune takes an effect last changed at u only with olderThan > u, never an open one", () =>
-      withJournal(options, pruneAgeIsExact));
-    it("every change is stamped with the clock's time when it was made", () =>
-      withJournal(options, changesStampTheClock));
-  });
+export function timeLaws(options: EffectJournalConformanceOptions, it: Register): void {
+  it("time: a lease expiring at t is claimable at t, not at t - 1, through either handle", () =>
+    withJournal(options, leaseExpiresAtItsEdge));
+  it("time: a failure's backoff ends exactly retryAfterMs after it was recorded", () =>
+    withJournal(options, backoffEndsAtItsEdge));
+  it("time: a live lease is never claimed, however close to its end", () =>
+    withJournal(options, liveLeaseIsNeverClaimed));
+  it("time: prune takes an effect last changed at u only with olderThan > u, never an open one", () =>
+    withJournal(options, pruneAgeIsExact));
+  it("time: every change is stamped with the clock's time when it was made", () =>
+    withJournal(options, changesStampTheClock));
 }
