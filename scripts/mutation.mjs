@@ -5,7 +5,8 @@
 // conformance/mutation/ that runs the kit over them, and the TypeScript projects its type
 // checker compiles them in. Add a target by adding a row (and its kit file). Reports and the
 // incremental file go to .mutation/ (git-ignored). Too long for CI: not in .ci/run.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -50,6 +51,19 @@ if (!target) {
   console.error(`usage: npm run mutation -- <${Object.keys(TARGETS).join("|")}> [--incremental]`);
   process.exit(2);
 }
+
+// The type checker resolves the projects' imports of each other through their built
+// declarations: build them first (turbo's cache makes this free when nothing changed).
+const filters = target.projects.map((project) => {
+  const manifest = JSON.parse(readFileSync(join(root, project, "package.json"), "utf8"));
+  return `--filter=${manifest.name}`;
+});
+const build = spawnSync(
+  process.execPath,
+  [join(root, "scripts", "pnpm.mjs"), "exec", "turbo", "run", "build", ...filters],
+  { cwd: root, stdio: "inherit" },
+);
+if (build.status !== 0) process.exit(build.status ?? 1);
 
 // The type checker compiles only the target's projects, from a tsconfig written for the run.
 const out = join(root, ".mutation");
