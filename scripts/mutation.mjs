@@ -34,6 +34,19 @@ const TARGETS = {
     kit: "run-store.test.ts",
     projects: ["packages/core", "packages/memory", "packages/run-store"],
   },
+  effects: {
+    mutate: [
+      "packages/effects/src/memory-journal.ts",
+      "packages/effects/src/journal-base.ts",
+      "packages/effects/src/transitions.ts",
+      "packages/effects/src/validate.ts",
+      "packages/effects/src/reconcile.ts",
+      "packages/effects/src/artifact-handler.ts",
+      "packages/effects/src/journaled.ts",
+    ],
+    kit: "effects.test.ts",
+    projects: ["packages/core", "packages/memory", "packages/effects"],
+  },
 };
 
 const { values, positionals } = parseArgs({
