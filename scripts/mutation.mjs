@@ -47,6 +47,17 @@ const TARGETS = {
     kit: "effects.test.ts",
     projects: ["packages/core", "packages/memory", "packages/effects"],
   },
+  // A kit may be a glob over the package's own law files, relative to conformance/mutation.
+  stream: {
+    mutate: ["packages/stream/src/buffered.ts"],
+    kit: "../../packages/stream/test/{buffered-kit,buffered-edges}.test.ts",
+    projects: ["packages/core", "packages/memory", "packages/stream"],
+  },
+  sharded: {
+    mutate: ["packages/sharded/src/**/*.ts", "!packages/sharded/src/index.ts"],
+    kit: "{sharded.test.ts,../../packages/sharded/test/edges.test.ts}",
+    projects: ["packages/core", "packages/memory", "packages/fs", "packages/sharded"],
+  },
 };
 
 const { values, positionals } = parseArgs({
