@@ -165,8 +165,8 @@ export function validateRetryAfter(value: unknown): number {
 
 /**
  * Failure text is kept for operators, cut to the bound rather than refused. NUL and lone
- * surrogates become U+FFFD: every backend must store the text (a database text or JSON
- * column refuses both).
+ * surrogates become U+FFFD, so that the text encodes to UTF-8 and survives whatever log,
+ * database text column or terminal an operator copies it to (each refuses or mangles them).
  */
 export function boundedError(message: unknown): string {
   const text = (typeof message === "string" ? message : String(message))
