@@ -1,7 +1,9 @@
 import { describe, it } from "vitest";
 import { domainLaws } from "./domain-laws.js";
 import { journalLaws } from "./journal-laws.js";
+import { journaledLaws } from "./journaled-laws.js";
 import { reconcileLaws } from "./reconcile-laws.js";
+import { refusalLaws } from "./refusal-laws.js";
 import { scaleLaws } from "./scale-laws.js";
 import type { EffectJournalConformanceOptions, Register } from "./support.js";
 import { timeLaws } from "./time-laws.js";
@@ -21,6 +23,8 @@ function registerLaws(options: EffectJournalConformanceOptions, it: Register): v
   domainLaws(options, it);
   scaleLaws(options, it);
   reconcileLaws(options, it);
+  refusalLaws(options, it);
+  journaledLaws(options, it);
 }
 
 /** Registers the effect-journal conformance kit as a vitest suite. */

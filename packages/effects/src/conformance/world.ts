@@ -16,7 +16,12 @@ export interface World extends JournalSubject {
   readonly clock: () => number;
   /** One reconciler pass through `journal` (default: the subject's first handle). */
   reconcile(
-    options?: Partial<ReconcileOptions> & { journal?: EffectJournal; handler?: EffectHandler },
+    options?: Partial<Omit<ReconcileOptions, "retry">> & {
+      /** undefined: the reconciler's own default policy, not the kit's. */
+      retry?: ReconcileOptions["retry"] | undefined;
+      journal?: EffectJournal;
+      handler?: EffectHandler;
+    },
   ): Promise<ReconcileReport>;
   /** The effect ids the default handler was asked to judge, in order. */
   readonly judged: string[];
@@ -55,7 +60,8 @@ export function withWorld(
             leaseMs: 1000,
             retry: RETRY,
             clock,
-            ...overrides,
+            // An explicit retry: undefined stays: the reconciler reads it as its default.
+            ...(overrides as Partial<ReconcileOptions>),
           }),
       });
     } finally {
