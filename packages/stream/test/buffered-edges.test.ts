@@ -85,8 +85,40 @@ describe("buffered uploads at the byte bound", () => {
     const last = await collect(openDownload(plain, scope, "exact", { buffering, range }));
     expect([...last]).toEqual([exact[BOUND - 1]]);
     const over = openDownload(plain, scope, "over", { buffering });
-    expect(await codeOf(() => collect(over))).toBe("artifact_too_large");
+    await expect(collect(over)).rejects.toMatchObject({
+      code: "artifact_too_large",
+      detail: { limit: "max_bytes", bound: BOUND },
+    });
   });
+
+  it("a malformed buffering option is refused naming its field", () => {
+    const plain = withoutNativeTransfer(new MemoryArtifactService());
+    for (const [buffering, field] of [
+      [{ maxBytes: 0 }, "buffering.maxBytes"],
+      [{ maxBytes: 1, extra: 1 }, "buffering.extra"],
+    ] as const) {
+      expect(() => openUpload(plain, scope, "x", { buffering: buffering as never })).toThrow(
+        expect.objectContaining({ code: "invalid_argument", detail: { field } }),
+      );
+    }
+  });
+
+  // The upload hashed what it was given: a put that reports other bytes is not believed.
+  for (const [what, lie] of [
+    ["digest", { sha256: "0".repeat(64) }],
+    ["size", { size: 1 }],
+  ] as const) {
+    it(`an adapter's put reporting another ${what} than was uploaded is invalid_service_reply`, async () => {
+      const memory = withoutNativeTransfer(new MemoryArtifactService());
+      const lying: ArtifactService = {
+        ...memory,
+        put: async (...args) => ({ ...(await memory.put(...args)), ...lie }),
+      };
+      expect(await codeOf(() => upload(lying, "lied", [patterned(10)], BOUND))).toBe(
+        "invalid_service_reply",
+      );
+    });
+  }
 });
 
 /** Bytes held in ArrayBuffers once everything unreachable is collected. */
