@@ -32,7 +32,10 @@ export function describeEffectJournal(
   name: string,
   options: EffectJournalConformanceOptions,
 ): void {
-  describe(`effect journal conformance: ${name}`, () => registerLaws(options, it));
+  // Durable journals write for every law: two minutes each unless a law says more, never
+  // vitest's five seconds, whatever the caller's configuration.
+  describe(`effect journal conformance: ${name}`, () =>
+    registerLaws(options, (law, run, timeoutMs) => it(law, run, timeoutMs ?? 120_000)));
 }
 
 /** Every law of the kit as a check to run directly; `only` keeps those whose name has it. */
