@@ -47,7 +47,8 @@ const TARGETS = {
     kit: "effects.test.ts",
     projects: ["packages/core", "packages/memory", "packages/effects"],
   },
-  // A kit may be a glob over the package's own law files, relative to conformance/mutation.
+  // A kit may be globs (comma-separated) over the package's own law files, relative to
+  // conformance/mutation.
   stream: {
     mutate: ["packages/stream/src/buffered.ts"],
     kit: "../../packages/stream/test/{buffered-kit,buffered-edges}.test.ts",
@@ -55,7 +56,7 @@ const TARGETS = {
   },
   sharded: {
     mutate: ["packages/sharded/src/**/*.ts", "!packages/sharded/src/index.ts"],
-    kit: "{sharded.test.ts,../../packages/sharded/test/edges.test.ts}",
+    kit: "sharded.test.ts,../../packages/sharded/test/edges.test.ts",
     projects: ["packages/core", "packages/memory", "packages/fs", "packages/sharded"],
   },
 };
