@@ -34,6 +34,31 @@ const TARGETS = {
     kit: "run-store.test.ts",
     projects: ["packages/core", "packages/memory", "packages/run-store"],
   },
+  effects: {
+    mutate: [
+      "packages/effects/src/memory-journal.ts",
+      "packages/effects/src/journal-base.ts",
+      "packages/effects/src/transitions.ts",
+      "packages/effects/src/validate.ts",
+      "packages/effects/src/reconcile.ts",
+      "packages/effects/src/artifact-handler.ts",
+      "packages/effects/src/journaled.ts",
+    ],
+    kit: "effects.test.ts",
+    projects: ["packages/core", "packages/memory", "packages/effects"],
+  },
+  // A kit may be globs (comma-separated) over the package's own law files, relative to
+  // conformance/mutation.
+  stream: {
+    mutate: ["packages/stream/src/buffered.ts"],
+    kit: "../../packages/stream/test/{buffered-kit,buffered-edges}.test.ts",
+    projects: ["packages/core", "packages/memory", "packages/stream"],
+  },
+  sharded: {
+    mutate: ["packages/sharded/src/**/*.ts", "!packages/sharded/src/index.ts"],
+    kit: "sharded.test.ts,../../packages/sharded/test/edges.test.ts",
+    projects: ["packages/core", "packages/memory", "packages/fs", "packages/sharded"],
+  },
 };
 
 const { values, positionals } = parseArgs({

@@ -31,6 +31,11 @@ export interface ReconcileOptions {
   /** How long each claimed orphan is this pass's. */
   leaseMs: number;
   retry: RetryPolicy;
+  /**
+   * The time source (ms since epoch) for the pass's budget and the handler's deadline
+   * (default `Date.now`); tests pass the journal's clock to drive leases to their edges.
+   */
+  clock?: () => number;
 }
 
 export interface ReconcileReport {
@@ -59,14 +64,18 @@ function validateRetry(value: unknown): RetryPolicy {
   return policy;
 }
 
-function validateOptions(value: unknown): ReconcileOptions {
+function validateOptions(value: unknown): Required<ReconcileOptions> {
   const options = validateOptionKeys(
     value,
-    ["owner", "limit", "timeBudgetMs", "leaseMs", "retry"],
+    ["owner", "limit", "timeBudgetMs", "leaseMs", "retry", "clock"],
     "reconcileOptions",
   );
   const { owner, leaseMs } = validateLease({ owner: options.owner, leaseMs: options.leaseMs });
+  if (options.clock !== undefined && typeof options.clock !== "function") {
+    throw invalidArgument("clock", "must be a function returning ms since the epoch");
+  }
   return {
+    clock: (options.clock as (() => number) | undefined) ?? Date.now,
     owner,
     leaseMs,
     limit: validatePositiveInteger(options.limit, "limit"),
@@ -84,9 +93,10 @@ async function judge(
   handler: EffectHandler,
   effect: EffectRecord,
   deadline: number,
+  clock: () => number,
 ): Promise<Reconciliation> {
   const controller = new AbortController();
-  const wait = Math.max(0, deadline - Date.now());
+  const wait = Math.max(0, deadline - clock());
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -112,14 +122,14 @@ export async function reconcile(
   handler: EffectHandler,
   options: ReconcileOptions,
 ): Promise<ReconcileReport> {
-  const { owner, limit, timeBudgetMs, leaseMs, retry } = validateOptions(options);
+  const { owner, limit, timeBudgetMs, leaseMs, retry, clock } = validateOptions(options);
   if (typeof handler?.reconcile !== "function") {
     throw invalidArgument("handler", "must have a reconcile(effect) method");
   }
-  const passEnds = Date.now() + timeBudgetMs;
+  const passEnds = clock() + timeBudgetMs;
   // Measured here, on this process's clock, from before the claim: never past the lease the
   // journal granted on its own clock, which may differ from ours.
-  const leaseEnds = Date.now() + leaseMs;
+  const leaseEnds = clock() + leaseMs;
   const claimed = await journal.claimOrphans({
     owner,
     leaseMs,
@@ -132,13 +142,13 @@ export async function reconcile(
   for (const effect of claimed) {
     const { effectId } = effect;
     const token = effect.lease.fencingToken;
-    if (Date.now() >= passEnds) {
+    if (clock() >= passEnds) {
       deferred.push(effectId);
       continue;
     }
     try {
       const deadline = Math.min(passEnds, leaseEnds);
-      const { outcome, receipt } = await judge(handler, effect, deadline);
+      const { outcome, receipt } = await judge(handler, effect, deadline, clock);
       await journal.settle(effectId, token, outcome, receipt);
       settled.push({ effectId, outcome });
     } catch (error) {

@@ -84,11 +84,15 @@ function validateCorrelation(value: unknown): Readonly<Record<string, string>> {
     );
   }
   const max = JOURNAL_LIMITS.maxCorrelationValueBytes;
-  const checked: Record<string, string> = {};
-  for (const [key, id] of entries) {
-    checked[validateText(key, "correlation", max)] = validateText(id, `correlation.${key}`, max);
-  }
-  return Object.freeze(checked);
+  // Own data properties whatever the key: an assignment would drop "__proto__" silently.
+  return Object.freeze(
+    Object.fromEntries(
+      entries.map(([key, id]) => [
+        validateText(key, "correlation", max),
+        validateText(id, `correlation.${key}`, max),
+      ]),
+    ),
+  );
 }
 
 export function validateIntent(value: unknown): EffectIntent {
@@ -159,9 +163,15 @@ export function validateRetryAfter(value: unknown): number {
   return validateCount(value, "retryAfterMs", JOURNAL_LIMITS.maxLeaseMs);
 }
 
-/** Failure text is kept for operators, cut to the bound rather than refused. */
+/**
+ * Failure text is kept for operators, cut to the bound rather than refused. NUL and lone
+ * surrogates become U+FFFD, so that the text encodes to UTF-8 and survives whatever log,
+ * database text column or terminal an operator copies it to (each refuses or mangles them).
+ */
 export function boundedError(message: unknown): string {
-  const text = typeof message === "string" ? message : String(message);
+  const text = (typeof message === "string" ? message : String(message))
+    .toWellFormed()
+    .replaceAll("\0", "\uFFFD");
   const bytes = new TextEncoder().encode(text);
   if (bytes.byteLength <= JOURNAL_LIMITS.maxErrorBytes) return text;
   return new TextDecoder().decode(bytes.subarray(0, JOURNAL_LIMITS.maxErrorBytes - 4));

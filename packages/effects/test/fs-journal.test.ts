@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FsEffectJournal } from "@artifact-kit/effects";
 import { describeEffectJournal } from "@artifact-kit/effects/conformance";
+import { MemoryArtifactService } from "@artifact-kit/memory";
 
 describeEffectJournal("fs", {
   async open(clock) {
@@ -19,4 +20,6 @@ describeEffectJournal("fs", {
       },
     };
   },
+  // The journal is on disk; the service it journals for may be any: memory keeps this fast.
+  service: async () => new MemoryArtifactService(),
 });

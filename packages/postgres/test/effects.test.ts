@@ -27,6 +27,17 @@ describeEffectJournal("postgres", {
       },
     };
   },
+  // The reconciler laws' service: Postgres too, in a schema of its own dropped on close.
+  async service() {
+    const { service, dispose } = await freshService();
+    return new Proxy(service, {
+      get(target, key) {
+        if (key === "close") return dispose;
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  },
 });
 
 describe("PostgresEffectJournal.open", () => {

@@ -16,7 +16,8 @@ export const inMemoryRunStoreSubject: RunStoreConformanceOptions["create"] = asy
  * The run-store kit's subjects for a store over an artifact service, from the service's own
  * conformance subject (e.g. `memorySubjects().create` or `fsSubject`). With the service's
  * reopen, a reopen restarts the service too; without it, reopen is a new store over the same
- * service, which must rebuild every run from what the service holds.
+ * service, which must rebuild every run from what the service holds. The peer is a second store
+ * over the service opened alongside the first; the sibling, one under another namespace.
  */
 export function runStoreOver(
   createService: () => Promise<ServiceSubject>,
@@ -26,6 +27,8 @@ export function runStoreOver(
     let service: ArtifactService = subject.service;
     return {
       store: new ArtifactServiceRunStore(service, { bounds }),
+      peer: async () => new ArtifactServiceRunStore(service, { bounds }),
+      sibling: async () => new ArtifactServiceRunStore(service, { bounds, namespace: "sibling" }),
       reopen: async () => {
         if (subject.reopen) {
           await service.close();

@@ -13,7 +13,9 @@ describeRunStore("ArtifactServiceRunStore over @artifact-kit/memory", {
 
 // A real restart: the fs service is closed and a new one opened on the same root, under a
 // new store, which must find every run, file, step id and position again.
+// Small pages, so that a reload reads several even at the small scale a disk allows here.
 describeRunStore("ArtifactServiceRunStore over @artifact-kit/fs, restarted between runs", {
-  create: runStoreOver(() => fsSubject()),
+  create: runStoreOver(() => fsSubject({ maxPageLimit: 7 })),
   numRuns: 40,
+  scale: 40,
 });

@@ -104,11 +104,6 @@ describe("opt-in buffering for an adapter without native transfer", () => {
   });
 });
 
-describeArtifactService("buffered transfer over memory", {
-  create: async () => ({ service: servedByBuffering(new MemoryArtifactService(), buffering) }),
-  numRuns: 20,
-});
-
 async function bufferedFs(root: string): Promise<ArtifactService> {
   return servedByBuffering(await FsArtifactService.open({ root }), buffering);
 }

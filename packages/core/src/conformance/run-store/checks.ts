@@ -9,6 +9,7 @@ import { bindRunStoreLaw, type RunStoreContext, type RunStoreLaw } from "./conte
 import { invalidCalls } from "./invalid-calls.js";
 import { LIMIT_CODES, type ModelFile, RunStoreModel, sizeOf } from "./model.js";
 import { expectContent, expectSnapshot } from "./observe.js";
+import { SCALE_LAWS } from "./scale-checks.js";
 import { type RunStoreConformanceOptions, SMALL_BOUNDS } from "./subject.js";
 
 const file = (path: string, stepId: string, content: string | Uint8Array): ModelFile => ({
@@ -382,6 +383,7 @@ export const RUN_STORE_LAWS: readonly RunStoreLaw[] = Object.freeze([
   check("durability", "files, step ids, order and usage survive a reopen", stateSurvivesReopen, {
     needs: ["reopen"],
   }),
+  ...SCALE_LAWS,
 ] as RunStoreLaw[]);
 
 /** Every run-store check bound to `options` (only those matching `options.only`, if given). */

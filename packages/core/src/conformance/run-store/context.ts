@@ -25,6 +25,8 @@ export interface RunStoreContext {
   open(bounds?: RunStoreBoundsOptions): Promise<RunStore>;
   /** A new store over the storage of the last one `open` gave, as after a restart. */
   reopen(): Promise<RunStore>;
+  /** The subject's `peer` or `sibling` for the last store `open` gave; undefined without it. */
+  another(kind: "peer" | "sibling"): Promise<RunStore> | undefined;
   /** Runs `body` on a fresh subject with `bounds` (one per property run). */
   fresh<T>(bounds: RunStoreBoundsOptions, body: (holder: RunStoreHolder) => Promise<T>): Promise<T>;
   property: LawContext["property"];
@@ -54,6 +56,10 @@ async function runLaw(
     reopen: () => {
       if (!last) throw new TypeError("reopen before open");
       return reopenRunStore(last);
+    },
+    another: (kind) => {
+      if (!last) throw new TypeError(`${kind} before open`);
+      return last.subject[kind]?.();
     },
     fresh: (bounds, body) => withRunStore(options, bounds, body),
     property: propertyRunner(options),

@@ -3,6 +3,7 @@ export { runStoreCommands } from "./commands.js";
 export type { RunStoreContext, RunStoreLaw } from "./context.js";
 export { describeRunStore } from "./describe.js";
 export { LIMIT_CODES, RunStoreCoverage, RunStoreModel } from "./model.js";
+export { DEFAULT_SCALE, SCALE_LAWS } from "./scale-checks.js";
 export {
   type RunStoreConformanceOptions,
   type RunStoreHolder,

@@ -8,6 +8,16 @@ export interface RunStoreSubject {
    * restart (the subject closes whatever the old store held open).
    */
   reopen?: () => Promise<RunStore>;
+  /**
+   * Durable stores: a second store over the same storage, opened now alongside this one, as
+   * a second process would be. It must read everything this one wrote, at any scale.
+   */
+  peer?: () => Promise<RunStore>;
+  /**
+   * Stores that share storage by namespace: a store over the same storage under a namespace
+   * of its own, which must never see, change or count this store's runs.
+   */
+  sibling?: () => Promise<RunStore>;
   /** Removes the subject's storage. */
   cleanup?: () => Promise<void>;
 }
@@ -15,6 +25,11 @@ export interface RunStoreSubject {
 export interface RunStoreConformanceOptions {
   /** A fresh, empty subject enforcing `bounds` (the rest at the store's defaults). */
   create: (bounds: RunStoreBoundsOptions) => Promise<RunStoreSubject>;
+  /**
+   * Runs, and files in one run, the scale laws write (default 1,030: past 256, 1,024 and a
+   * page of 1,000). A slow subject may pass fewer, but more than a page of its storage.
+   */
+  scale?: number;
   /** fast-check runs per property (default 100). */
   numRuns?: number;
   /** fast-check seed, to replay a failure (the failure report prints it). */

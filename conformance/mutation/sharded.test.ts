@@ -1,0 +1,39 @@
+import { describeArtifactService } from "@artifact-kit/core/conformance";
+import type { MemoryArtifactServiceOptions } from "@artifact-kit/memory";
+import { memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
+
+// Mutation target "sharded": the artifact-service kit over the router with memory workers,
+// shared and exact-scope (as packages/sharded/test/conformance.test.ts runs it, without the
+// slower fs subject), with the router's edge laws (packages/sharded/test/edges.test.ts).
+
+const SMALL_PAGES = { maxPageLimit: 25, legacyListLimit: 30 };
+const router = (strategy: "shared" | "exact_scope", options?: MemoryArtifactServiceOptions) =>
+  new ShardedArtifactService(memoryShards(options), { strategy });
+
+describeArtifactService("sharded (shared, memory)", {
+  create: async () => ({ service: router("shared") }),
+  createBounded: async () => ({
+    service: router("shared", {
+      ...SMALL_PAGES,
+      maxArtifactBytes: 4096,
+      maxScopeBytes: 16_384,
+      maxTotalBytes: 32_768,
+      maxScopeArtifacts: 40,
+      maxTotalArtifacts: 100,
+    }),
+  }),
+  numRuns: 50,
+});
+
+describeArtifactService("sharded (exact_scope, memory)", {
+  create: async () => ({ service: router("exact_scope") }),
+  createBounded: async () => ({
+    service: router("exact_scope", {
+      ...SMALL_PAGES,
+      maxArtifactBytes: 4096,
+      maxScopeBytes: 16_384,
+      maxScopeArtifacts: 40,
+    }),
+  }),
+  numRuns: 50,
+});

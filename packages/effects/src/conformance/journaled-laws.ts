@@ -1,0 +1,208 @@
+import {
+  ArtifactError,
+  type ArtifactService,
+  isArtifactError,
+  sha256Hex,
+} from "@artifact-kit/core";
+import { expect } from "vitest";
+import { artifactEffectHandler } from "../artifact-handler.js";
+import { journalArtifacts } from "../journaled.js";
+import type { EffectHandler } from "../reconcile.js";
+import { expectField, refusalOf } from "./refusal-laws.js";
+import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
+import { overriding, type World, withWorld } from "./world.js";
+
+// Journaled writes, the reconciler's options and the artifact handler's choices: what each
+// accepts, refuses and records.
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** Failures that, by the service contract, changed nothing (journaled.ts lists the same). */
+const NOTHING_CHANGED = [
+  "invalid_argument",
+  "artifact_too_large",
+  "quota_exceeded",
+  "capacity_reached",
+  "max_active_scopes_reached",
+  "capability_denied",
+  "closed",
+  "not_found",
+  "timeout",
+  "aborted",
+  "overloaded",
+];
+
+/** The service, whose puts fail with `code` before writing anything. */
+const refusing = (service: ArtifactService, code: string) =>
+  overriding(service, "put", async () => {
+    throw new ArtifactError(code as never, `refused: ${code}`);
+  });
+
+async function refusedPutsAreNotApplied({ journal, service }: World) {
+  for (const code of [...NOTHING_CHANGED, "unavailable"]) {
+    const writer = journalArtifacts(refusing(service, code), SCOPE, { journal, ...LEASE });
+    const effectId = `refused-${code.replaceAll("_", "-")}`;
+    const error = await refusalOf(() => writer.put("x", bytes("x"), { effectId }), code);
+    const phase = (await journal.get(effectId))?.phase;
+    if (code === "unavailable") {
+      expect(isArtifactError(error, "effect_pending_reconciliation"), code).toBe(true);
+      expect(phase).toBe("intended");
+    } else {
+      expect((error as { code?: string }).code, code).toBe(code);
+      expect(phase, code).toBe("not_applied");
+    }
+  }
+}
+
+async function journaledInputs({ journal, peer, service }: World) {
+  await expectField(
+    async () => journalArtifacts(service, SCOPE, { ...LEASE, journal: {} as never }),
+    "journal",
+  );
+  await expectField(
+    async () => journalArtifacts(service, SCOPE, { journal, ...LEASE, extra: 1 } as never),
+    "journaledOptions.extra",
+  );
+  const writer = journalArtifacts(service, SCOPE, {
+    journal,
+    ...LEASE,
+    correlation: { invocation: "default" },
+  });
+  await expectField(() => writer.put("a", bytes("a"), { idempotencyKey: "k" }), "idempotencyKey");
+  await expectField(() => writer.put("a", "text" as never), "data");
+  await expectField(() => writer.delete("a", 1.5 as never), "selector");
+  const described = { mimeType: "text/plain", metadata: { n: 1 } };
+  const one = await writer.put("a", bytes("same"), { effectId: "d1", ...described });
+  const two = await writer.put("a", bytes("same"), { effectId: "d2", ...described });
+  const three = await writer.put("a", bytes("same"), {
+    effectId: "d3",
+    mimeType: "text/plain",
+    metadata: { n: 2 },
+    correlation: { invocation: "own" },
+  });
+  const four = await writer.put("a", bytes("same"), { effectId: "d4", metadata: { n: 1 } });
+  const digest = async (id: string) => (await peer.get(id))?.requestDigest;
+  expect(await digest("d1")).toBe(await digest("d2"));
+  expect(await digest("d3"), "metadata is part of the request").not.toBe(await digest("d1"));
+  expect(await digest("d4"), "the MIME type is part of the request").not.toBe(await digest("d1"));
+  expect((await peer.get("d1"))?.correlation).toEqual({ invocation: "default" });
+  expect((await peer.get("d3"))?.correlation).toEqual({ invocation: "own" });
+  // A version number deletes that version, not the latest.
+  const removed = await writer.delete("a", one.receipt.version, { effectId: "del-1" });
+  expect(removed.receipt).toEqual(one.receipt);
+  expect((await peer.get("del-1"))?.target).toEqual(one.receipt);
+  expect((await service.head(SCOPE, "a")).version).toBe(four.receipt.version);
+  // A commit by another capability of the same owner reads the token back; others may not.
+  const again = journalArtifacts(service, SCOPE, { journal: peer, ...LEASE });
+  expect((await again.commit([two.effectId, three.effectId])).map((r) => r.phase)).toEqual([
+    "committed",
+    "committed",
+  ]);
+  const stranger = journalArtifacts(service, SCOPE, { journal, owner: "stranger", leaseMs: 1000 });
+  expect(await refusalOf(() => stranger.commit(four.effectId), "stranger")).toMatchObject({
+    code: "capability_denied",
+  });
+  expect(await refusalOf(() => again.commit("nobody"), "unknown")).toMatchObject({
+    code: "not_found",
+  });
+  expect((await stranger.commit(two.effectId))[0]?.phase, "committing again is a no-op").toBe(
+    "committed",
+  );
+}
+
+async function reconcilerOptions(world: World) {
+  const { service } = world;
+  const handler = artifactEffectHandler(service);
+  const retry = { attempts: 1, backoffMs: 10, maxBackoffMs: 10 };
+  for (const [field, overrides] of [
+    ["clock", { clock: "now" }],
+    ["retry.maxBackoffMs", { retry: { ...retry, maxBackoffMs: 9 } }],
+    ["retry.attempts", { retry: { ...retry, attempts: 0 } }],
+    ["retry.backoffMs", { retry: { ...retry, backoffMs: 0 } }],
+    ["retry.extra", { retry: { ...retry, extra: 1 } }],
+    ["limit", { limit: 0 }],
+    ["timeBudgetMs", { timeBudgetMs: 0 }],
+    ["reconcileOptions.extra", { extra: 1 }],
+  ] as const) {
+    await expectField(() => world.reconcile(overrides as never), field);
+  }
+  await expectField(() => world.reconcile({ handler: {} as EffectHandler }), "handler");
+  await expectField(async () => artifactEffectHandler(service, { decide: 1 as never }), "decide");
+  await expectField(async () => artifactEffectHandler(service, { maxPages: 0 }), "maxPages");
+  await expectField(
+    async () => artifactEffectHandler(service, { extra: 1 } as never),
+    "handlerOptions.extra",
+  );
+  // Accepted at their edges: equal backoffs, a limit past one batch, no retry (the defaults).
+  expect(await world.reconcile({ retry, handler })).toEqual({
+    settled: [],
+    failed: [],
+    deferred: [],
+  });
+  const { maxBatch } = world.journal.capabilities().limits;
+  expect((await world.reconcile({ limit: maxBatch + 1, handler })).settled).toEqual([]);
+}
+
+async function defaultsAndCutOff(world: World) {
+  const { journal, advance, clock } = world;
+  for (const id of ["default", "slow"]) {
+    await journal.intend(
+      { effectId: id, operation: "put", scope: SCOPE, name: id, requestDigest: sha256Hex(id) },
+      LEASE,
+    );
+  }
+  advance(LEASE.leaseMs);
+  const failing: EffectHandler = {
+    async reconcile(effect, signal) {
+      if (effect.effectId === "default") throw new Error("down");
+      // Waits for the cut-off: the claim's lease ends before the pass's budget.
+      return new Promise((_, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason)),
+      );
+    },
+  };
+  // An explicit undefined replaces the kit's own policy: the reconciler's default applies.
+  const report = await world.reconcile({ retry: undefined, handler: failing, leaseMs: 50 });
+  const errors = Object.fromEntries(report.failed.map((f) => [f.effectId, f.error]));
+  expect(errors.slow).toMatch(/longer than 50 ms/);
+  // Without a retry policy, the default's first backoff: 1,000 ms.
+  expect((await journal.get("default"))?.lease.expiresAt).toBe(clock() + 1000);
+}
+
+async function decidedCommitKeepsTheVersion(world: World) {
+  const { journal, service, advance } = world;
+  const writer = journalArtifacts(service, SCOPE, { journal, ...LEASE });
+  const applied = await writer.put("kept", bytes("kept"), { effectId: "kept" });
+  await service.delete(SCOPE, "kept", applied.receipt.version);
+  const gone = await writer.put("gone", bytes("gone"), { effectId: "gone" });
+  advance(LEASE.leaseMs);
+  const decided: string[] = [];
+  const handler = artifactEffectHandler(service, {
+    decide: (effect) => {
+      decided.push(effect.effectId);
+      return "commit";
+    },
+  });
+  await service.delete(SCOPE, "gone", gone.receipt.version);
+  const kept = await writer.put("kept", bytes("kept again"), { effectId: "kept-2" });
+  advance(LEASE.leaseMs);
+  const report = await world.reconcile({ handler });
+  const outcomes = Object.fromEntries(report.settled.map((s) => [s.effectId, s.outcome]));
+  // A recorded version someone deleted is compensated, never asked about; a live one is kept.
+  expect(outcomes).toEqual({ kept: "compensated", gone: "compensated", "kept-2": "committed" });
+  expect(decided).toEqual(["kept-2"]);
+  expect((await service.head(SCOPE, "kept")).version).toBe(kept.receipt.version);
+}
+
+export function journaledLaws(options: EffectJournalConformanceOptions, it: Register): void {
+  it("journaled: a put the service refused changed nothing and is not_applied; any other failure is pending", () =>
+    withWorld(options, refusedPutsAreNotApplied));
+  it("journaled: options and inputs refused by field; digests, correlation, exact deletes and commits by any capability of the owner", () =>
+    withWorld(options, journaledInputs));
+  it("journaled: reconciler and handler options refused by field, accepted at their edges", () =>
+    withWorld(options, reconcilerOptions));
+  it("journaled: without a retry policy the default backoff applies; a handler is cut off at the claim's lease end", () =>
+    withWorld(options, defaultsAndCutOff));
+  it("journaled: decide keeps a live put's version; a recorded version already deleted is compensated unasked", () =>
+    withWorld(options, decidedCommitKeepsTheVersion));
+}
