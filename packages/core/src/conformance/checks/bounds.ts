@@ -11,7 +11,8 @@ import { readAllNames, readAllVersions } from "../observe.js";
 // skipped with the reason; pass `createBounded` to reach them.
 
 const MAX_PUTS = 600;
-const MAX_BYTES = 16 * 1024 * 1024;
+/** The most bytes a law puts to reach a bound; a larger bound is skipped (pass createBounded). */
+export const MAX_BYTES = 16 * 1024 * 1024;
 
 type Bounds = Readonly<Record<string, number>>;
 
