@@ -43,7 +43,8 @@ async function main(config: HostConfig): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     closing = resolve;
   });
-  createInterface({ input: process.stdin }).on("line", (line) => {
+  const commands = createInterface({ input: process.stdin });
+  commands.on("line", (line) => {
     const [command, ...args] = line.trim().split(" ");
     if (command === "go") go();
     else if (command === "reconcile") {
@@ -55,6 +56,8 @@ async function main(config: HostConfig): Promise<void> {
       );
     } else if (command === "exit") closing();
   });
+  // The coordinator is gone (its end of stdin closed): stop, whatever this host was doing.
+  commands.once("close", () => process.exit(1));
 
   // One reconciler pass after another until the effect is settled: each pass claims only
   // orphans whose writer's lease has ended, so between passes it waits for that lease.
