@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { type ArtifactMeta, isArtifactError, type Scope } from "@artifact-kit/core";
+import { seededRandom } from "@artifact-kit/test-proxy";
 import { afterAll, describe, expect, it } from "vitest";
 import { FsArtifactService, fsArtifactPaths } from "../src/index.js";
 import { tempRoot } from "./helpers.js";
 import { type KillPoint, reached } from "./kill-points.js";
 import { NAMES, type Op, type PutOp, parseRun, payload, StoreModel } from "./mixed-model.js";
-import { seededRandom } from "./power-loss/script.js";
 import { startChild } from "./processes.js";
 
 // A child runs one workload of what users mix (fixtures/mixed-crash-child.mjs) and is killed

@@ -1,4 +1,5 @@
 import type { Scope } from "@artifact-kit/core";
+import { seededRandom } from "@artifact-kit/test-proxy";
 
 // What one trial's writer does: a few puts, streamed uploads and deletes, all drawn from the
 // trial's seed, so that a failing trial replays exactly.
@@ -37,18 +38,6 @@ export type Step =
       selector: "latest" | "all" | "pick";
       pick: number;
     };
-
-/** mulberry32: a small seeded generator of floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function writerScript(seed: number): Step[] {
   const random = seededRandom(seed);

@@ -1,16 +1,9 @@
 import { isArtifactError } from "@artifact-kit/core";
+import { seededRandom } from "@artifact-kit/test-proxy";
 import { FsArtifactService } from "../../src/index.js";
 import { walk } from "../processes.js";
 import type { CrashFs, CutMode, CutReport } from "./crashfs.js";
-import {
-  LARGE_UPLOAD_BYTES,
-  NAMES,
-  payload,
-  SCOPES,
-  type Step,
-  seededRandom,
-  writerScript,
-} from "./script.js";
+import { LARGE_UPLOAD_BYTES, NAMES, payload, SCOPES, type Step, writerScript } from "./script.js";
 import {
   keyOf,
   Model,
