@@ -15,5 +15,5 @@ describeArtifactService("gcs (fake-gcs-server)", {
   ...gcsSubjects(() => newStorage().bucket(bucket.name)),
   numRuns: 50,
   // Each law makes hundreds of HTTP requests: headroom for a loaded CI machine.
-  testTimeoutMs: 300_000,
+  testTimeoutMs: 600_000,
 });

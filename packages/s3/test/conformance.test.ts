@@ -12,4 +12,6 @@ beforeAll(async () => {
 describeArtifactService("s3 (moto)", {
   ...s3Subjects(newClient, () => bucket),
   numRuns: 10,
+  // The scale laws put 1,100+ names and versions through moto: minutes on a loaded machine.
+  testTimeoutMs: 600_000,
 });

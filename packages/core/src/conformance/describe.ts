@@ -13,7 +13,7 @@ export function describeArtifactService(
 ): void {
   describe(`artifact service conformance: ${name}`, () => {
     for (const check of artifactServiceChecks(options, name)) {
-      it(check.name, { timeout: options.testTimeoutMs ?? 120_000 }, async (context) => {
+      it(check.name, { timeout: options.testTimeoutMs ?? 600_000 }, async (context) => {
         const outcome = await check.run();
         if (outcome) context.skip(outcome.skipped);
       });

@@ -20,8 +20,11 @@ export interface HistoryEntry<I, O> {
 /** A sequential specification: applies one operation, or says its output is impossible. */
 export interface SequentialSpec<S, I, O> {
   readonly initial: S;
-  /** The state after `input` answered `output` in `state`; undefined if it cannot answer that. */
-  step(state: S, input: I, output: O): S | undefined;
+  /**
+   * Every state `input` may leave when it answered `output` in `state` (more than one where
+   * the specification lets an operation choose); none if it cannot answer that.
+   */
+  step(state: S, input: I, output: O): readonly S[];
   /** Equal states have equal keys (the memo's key). */
   key(state: S): string;
 }
@@ -61,15 +64,15 @@ export function linearize<S, I, O>(
     });
     for (const [i, entry] of history.entries()) {
       if ((done & (1 << i)) !== 0 || entry.invokedAt > firstReturn) continue;
-      const next = spec.step(state, entry.input, entry.output);
-      if (next === undefined) continue;
       const mask = done | (1 << i);
-      const key = `${mask}|${spec.key(next)}`;
-      if (explored.has(key)) continue;
-      explored.add(key);
-      order.push(i);
-      if (search(mask, next)) return true;
-      order.pop();
+      for (const next of spec.step(state, entry.input, entry.output)) {
+        const key = `${mask}|${spec.key(next)}`;
+        if (explored.has(key)) continue;
+        explored.add(key);
+        order.push(i);
+        if (search(mask, next)) return true;
+        order.pop();
+      }
     }
     return false;
   };

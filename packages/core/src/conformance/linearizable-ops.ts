@@ -18,7 +18,16 @@ export type HistoryOp =
   | { readonly kind: "get"; readonly name: string; readonly version: number | "latest" }
   | { readonly kind: "head"; readonly name: string }
   | { readonly kind: "download"; readonly name: string }
-  | { readonly kind: "delete"; readonly name: string; readonly selector: number | "latest" | "all" }
+  | {
+      readonly kind: "delete";
+      readonly name: string;
+      readonly selector: number | "latest" | "all";
+      /**
+       * Set by the checker on a delete("latest"): the versions of this name that puts running
+       * at the same time published (see historySpec).
+       */
+      readonly concurrentPuts?: readonly number[];
+    }
   | { readonly kind: "listVersions"; readonly name: string }
   | { readonly kind: "listNames" }
   | { readonly kind: "list" };
@@ -169,12 +178,22 @@ export function historySpec(limits: {
     Object.keys(state)
       .filter((name) => entry(state, name).live.length > 0)
       .sort(byUtf8Bytes);
-  const removing = (live: readonly Seen[], selector: number | "latest" | "all") =>
-    selector === "all"
-      ? []
-      : selector === "latest"
-        ? live.slice(0, -1)
-        : live.filter(([version]) => version !== selector);
+  const without = (live: readonly Seen[], version: number | undefined) =>
+    live.filter(([v]) => v !== version);
+  // What a delete may leave. delete("latest") finds the latest version, then removes it: like
+  // a put's version, which need only be new, a put running at the same time may publish above
+  // it in between, so it removes the latest live version or the latest of those no concurrent
+  // put published. Never an older one, never two.
+  const remainders = (live: readonly Seen[], op: HistoryOp & { kind: "delete" }) => {
+    if (op.selector === "all") return [[]];
+    if (op.selector !== "latest") return [without(live, op.selector)];
+    const unseen = op.concurrentPuts ?? [];
+    const seenLatest = live.filter(([v]) => !unseen.includes(v)).at(-1)?.[0];
+    const latest = live.at(-1)?.[0];
+    return seenLatest === undefined || seenLatest === latest
+      ? [without(live, latest)]
+      : [without(live, latest), without(live, seenLatest)];
+  };
   return {
     initial: {},
     key: (state) =>
@@ -185,44 +204,43 @@ export function historySpec(limits: {
       ),
     step(state, op, output) {
       if (op.kind === "listNames") {
-        return same(output, { names: liveNames(state).slice(0, limits.pageLimit) })
-          ? state
-          : undefined;
+        return same(output, { names: liveNames(state).slice(0, limits.pageLimit) }) ? [state] : [];
       }
       if (op.kind === "list") {
         const all = liveNames(state).flatMap((name) =>
           entry(state, name).live.map(([version]) => [name, version]),
         );
         const listed = all.length > limits.legacyListLimit ? "result_limit_exceeded" : all;
-        return same(output, { listed }) ? state : undefined;
+        return same(output, { listed }) ? [state] : [];
       }
       const { published, live } = entry(state, op.name);
       switch (op.kind) {
         case "put": {
           const version = "put" in output ? output.put : 0;
-          if (version < 1 || published.includes(version)) return undefined;
-          return {
-            ...state,
-            [op.name]: {
-              published: [...published, version].sort((a, b) => a - b),
-              live: [...live, [version, op.tag] as const].sort(([a], [b]) => a - b),
+          if (version < 1 || published.includes(version)) return [];
+          return [
+            {
+              ...state,
+              [op.name]: {
+                published: [...published, version].sort((a, b) => a - b),
+                live: [...live, [version, op.tag] as const].sort(([a], [b]) => a - b),
+              },
             },
-          };
+          ];
         }
         case "get":
         case "head":
         case "download": {
           const pinned = "version" in op && op.version !== "latest";
           const expected = pinned ? live.find(([v]) => v === op.version) : live.at(-1);
-          return same(output, { read: expected ?? "not_found" }) ? state : undefined;
+          return same(output, { read: expected ?? "not_found" }) ? [state] : [];
         }
-        case "delete": {
-          const rest = removing(live, op.selector);
-          if (!same(output, { deleted: rest.length < live.length })) return undefined;
-          return { ...state, [op.name]: { published, live: rest } };
-        }
+        case "delete":
+          return remainders(live, op)
+            .filter((rest) => same(output, { deleted: rest.length < live.length }))
+            .map((rest) => ({ ...state, [op.name]: { published, live: rest } }));
         case "listVersions":
-          return same(output, { versions: live.slice(0, limits.pageLimit) }) ? state : undefined;
+          return same(output, { versions: live.slice(0, limits.pageLimit) }) ? [state] : [];
       }
     },
   };

@@ -54,7 +54,11 @@ export interface ArtifactServiceConformanceOptions {
   replayPath?: string;
   /** Runs only the checks whose name contains this text (the failure report prints it). */
   only?: string;
-  /** Per-check time limit in vitest (default 120,000 ms). */
+  /**
+   * Per-check time limit in vitest (default 600,000 ms): a limit for hangs, not for speed; the
+   * scale laws put 1,100+ names and versions, which a slow backend on a loaded machine needs
+   * minutes for.
+   */
   testTimeoutMs?: number;
 }
 

@@ -167,7 +167,7 @@ async function runPlan(handles: readonly ArtifactService[], scope: Scope, plan: 
     `[${e.invokedAt}..${e.returnedAt}] ${e.client < 0 ? "setup" : `client ${e.client}`} (handle ${e.handle}): ${describeOp(e.input)} -> ${describeOutput(e.output)}`;
   expectVersionsFollowRealTime(history, (e) => describe(e as Entry));
   const spec = historySpec({ pageLimit: maxPageLimit, legacyListLimit });
-  if (linearize(history, spec) === undefined) {
+  if (linearize(history.map(withConcurrentPuts), spec) === undefined) {
     const lines = [...history]
       .sort((a, b) => a.invokedAt - b.invokedAt)
       .map((e) => `  ${describe(e)}`);
@@ -175,6 +175,22 @@ async function runPlan(handles: readonly ArtifactService[], scope: Scope, plan: 
       `no order of these operations, within their real-time bounds, gives their outputs in the reference model (not linearizable):\n${lines.join("\n")}`,
     );
   }
+}
+
+/** A delete("latest") with the versions that puts of its name running at the same time published. */
+function withConcurrentPuts(entry: Entry, _: number, history: readonly Entry[]): Entry {
+  const op = entry.input;
+  if (op.kind !== "delete" || op.selector !== "latest") return entry;
+  const concurrentPuts = history.flatMap((other) =>
+    other.input.kind === "put" &&
+    other.input.name === op.name &&
+    "put" in other.output &&
+    other.invokedAt < entry.returnedAt &&
+    entry.invokedAt < other.returnedAt
+      ? [other.output.put]
+      : [],
+  );
+  return { ...entry, input: { ...op, concurrentPuts } };
 }
 
 /**
