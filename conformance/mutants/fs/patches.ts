@@ -26,9 +26,15 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     patches: [
       {
         file: "store.ts",
-        find: 'for (const version of versions) await removeIfPossible(versionFile(dir, version, "d"));',
+        find: 'import { randomUUID } from "node:crypto";',
         replace:
-          'for (const version of versions) {\n          await removeIfPossible(versionFile(dir, version, "d"));\n          await removeIfPresent(versionFile(dir, version, "r"));\n        }\n        this.#allocator.clear();',
+          'import { randomUUID } from "node:crypto";\nimport { rm } from "node:fs/promises";',
+      },
+      {
+        file: "store.ts",
+        find: "for (const version of entombed) await dropDeleted(dir, version);",
+        replace:
+          "for (const version of entombed) {\n        await dropDeleted(dir, version);\n        await rm(join(dir, `${version}.r`), { force: true });\n      }\n      this.#allocator.clear();",
       },
     ],
   },
@@ -38,7 +44,9 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     patches: [
       {
         file: "store.ts",
-        find: "const latest = (await this.#liveVersions(dir)).at(-1);",
+        find: `const latest = await this.#latest(dir, request, async (at) =>
+          (await isLive(at.dir, at.version)) ? at.version : undefined,
+        );`,
         replace: "const latest = (await this.#liveVersions(dir)).at(0);",
       },
     ],
@@ -49,8 +57,8 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     patches: [
       {
         file: "version-files.ts",
-        find: "return versions.sort(compareNumbers);",
-        replace: "return versions.sort();",
+        find: "return [...published].filter((version) => !deleted.has(version)).sort(compareNumbers);",
+        replace: "return [...published].filter((version) => !deleted.has(version)).sort();",
       },
     ],
   },
@@ -71,8 +79,9 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
     patches: [
       {
         file: "live-listing.ts",
-        find: ": indexAfter(versions, request.cursor, (item) => item, compareNumbers);",
-        replace: ": versions.indexOf(request.cursor) + 1;",
+        find: "...(request.cursor === undefined ? {} : { from: request.cursor }),",
+        replace:
+          "...(request.cursor === undefined || !(await listing.liveVersions(dir)).includes(request.cursor) ? {} : { from: request.cursor }),",
       },
     ],
   },
