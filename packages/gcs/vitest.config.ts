@@ -6,7 +6,8 @@ export default defineConfig({
     globalSetup: ["test/support/global-setup.ts"],
     // The emulator is one process on a 2-core machine: test files take turns.
     fileParallelism: false,
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Limits for hangs, not for speed: a loaded CI machine runs the process races slowly.
+    testTimeout: 300_000,
+    hookTimeout: 120_000,
   },
 });

@@ -7,7 +7,12 @@ import { GcsArtifactService } from "../../dist/index.js";
 
 const [endpoint, bucketName, name, count] = process.argv.slice(2);
 const storage = new Storage({ apiEndpoint: endpoint, projectId: "artifact-kit-test" });
-const service = new GcsArtifactService({ bucket: storage.bucket(bucketName) });
+// Contention is bounded by the adapter's wait, 60 s by default: ten minutes here, so that a
+// loaded machine's slowness cannot pass for a refusal (a refusal is what the races look for).
+const service = new GcsArtifactService({
+  bucket: storage.bucket(bucketName),
+  maxContentionWaitMs: 600_000,
+});
 const scope = { kind: "app", app: "race" };
 // The longest deadline a caller may give: how long a put keeps trying under contention is then
 // the request's to decide, so whether every put succeeds never depends on the machine's speed.

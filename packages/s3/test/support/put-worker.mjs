@@ -12,7 +12,9 @@ const client = new S3Client({
   forcePathStyle: true,
   credentials: { accessKeyId: "test", secretAccessKey: "test" },
 });
-const service = new S3ArtifactService({ client, bucket });
+// Contention is bounded by the adapter's wait, 60 s by default: ten minutes here, so that a
+// loaded machine's slowness cannot pass for a refusal (a refusal is what the races look for).
+const service = new S3ArtifactService({ client, bucket, maxContentionWaitMs: 600_000 });
 const scope = { kind: "app", app: "race" };
 // The longest deadline a caller may give: how long a put keeps trying under contention is then
 // the request's to decide, so whether every put succeeds never depends on the machine's speed.
