@@ -83,10 +83,12 @@ export function describeStore(location: StoreLocation): string {
     case "s3":
       return `s3://${location.bucket}/${location.prefix}`;
     case "postgres": {
-      // Never a password in a message.
+      // Never a password in a message, and no query: one may carry a password too. (`origin`
+      // is "null" for a postgres: URL, so the whole href is built here.)
       const url = new URL(location.connectionString);
       url.password = "";
-      return `${url.origin}${url.pathname}${location.schema === undefined ? "" : `?schema=${location.schema}`}`;
+      url.search = location.schema === undefined ? "" : `?schema=${location.schema}`;
+      return url.href;
     }
   }
 }

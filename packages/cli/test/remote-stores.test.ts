@@ -8,8 +8,12 @@ import { databaseUrl, s3Endpoint } from "./support/servers.js";
 
 // The CLI spawned against the servers the postgres and s3 packages' global setups started.
 
-/** put, ls, get and a not_found that names the store without its password. */
-async function roundTrip(store: string[], env: NodeJS.ProcessEnv, hidden?: string) {
+/** put, ls, get and a not_found that names the store (`shown`) without its password. */
+async function roundTrip(
+  store: string[],
+  env: NodeJS.ProcessEnv,
+  { hidden, shown }: { hidden?: string; shown?: string } = {},
+) {
   const scope = ["--app", "agent", "--user", "u1"];
   await withTempDir(async (cwd) => {
     const file = join(cwd, "note.txt");
@@ -23,15 +27,18 @@ async function roundTrip(store: string[], env: NodeJS.ProcessEnv, hidden?: strin
     const missing = await cli(["info", "notes/none.txt", ...store, ...scope], { cwd, env });
     expect(missing.code).toBe(3);
     if (hidden !== undefined) expect(missing.stderr).not.toContain(hidden);
+    if (shown !== undefined) expect(missing.stderr).toContain(`of the store ${shown} not found`);
   });
 }
 
 describe("artifact-kit on postgres:// and s3:// stores", () => {
   it("puts, lists and gets through a postgres:// store in its own schema", async () => {
     const url = new URL(databaseUrl());
-    url.searchParams.set("schema", `cli_${randomUUID().replaceAll("-", "")}`);
+    const schema = `cli_${randomUUID().replaceAll("-", "")}`;
+    url.searchParams.set("schema", schema);
     url.password = "not-printed";
-    await roundTrip(["--store", url.href], process.env, "not-printed");
+    const shown = `postgres://${url.username}@${url.host}${url.pathname}?schema=${schema}`;
+    await roundTrip(["--store", url.href], process.env, { hidden: "not-printed", shown });
   });
 
   it("runs the demo on postgres without printing the password", async () => {

@@ -92,7 +92,7 @@ export function registerCopy(program: Command): void {
             progress.stop();
           }
         });
-        const stores = { from: nameOf(locations.from), to: nameOf(locations.to) };
+        const stores = { from: describeStore(locations.from), to: describeStore(locations.to) };
         emit(options, { ...stores, scopes, ...summary }, describeSummary(stores, scopes, summary));
         return exitCodeOf(summary);
       }),
@@ -123,7 +123,7 @@ async function scopesOf(options: GlobalOptions & CopyOptions): Promise<Scope[]> 
 /** Copying a store onto itself would double every version. */
 function refuseSameStore(from: StoreLocation, to: StoreLocation): void {
   if (from.kind !== "memory" && identityOf(from) === identityOf(to)) {
-    throw invalidArgument("to", `the source and the target are one store (${nameOf(to)})`);
+    throw invalidArgument("to", `the source and the target are one store (${describeStore(to)})`);
   }
 }
 
@@ -133,15 +133,6 @@ function identityOf(location: StoreLocation): string {
   const url = new URL(location.connectionString);
   url.password = "";
   return `postgres ${url.href} ${location.schema ?? ""}`;
-}
-
-/** The store as the summary names it: describeStore's, a postgres URI with its host. */
-function nameOf(location: StoreLocation): string {
-  if (location.kind !== "postgres") return describeStore(location);
-  const url = new URL(location.connectionString);
-  url.password = "";
-  url.search = location.schema === undefined ? "" : `?schema=${location.schema}`;
-  return url.href;
 }
 
 type Service = Parameters<typeof withCheckedListings>[0];
