@@ -20,7 +20,7 @@ const share = (hits: number) => hits / SAMPLES;
 
 describe("the kit's command generators find multi-step bugs", () => {
   it("artifact sequences: long, concentrated on a few artifacts, with data over 1 KiB", async () => {
-    const samples = fc.sample(artifactCommands(false), { numRuns: SAMPLES, seed: 14 });
+    const samples = fc.sample(artifactCommands({ reopen: false }), { numRuns: SAMPLES, seed: 14 });
     let multiStep = 0;
     let overOneKiB = 0;
     let atLeastTwenty = 0;

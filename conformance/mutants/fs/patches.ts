@@ -136,4 +136,15 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
       },
     ],
   },
+  {
+    slug: "repair-ignores-grace",
+    bug: "repair() removes unpublished payloads whatever their age, including those of puts in flight",
+    patches: [
+      {
+        file: "repair.ts",
+        find: "if (now - (await lstat(path)).mtimeMs < minAgeMs) return true;",
+        replace: "if (now - (await lstat(path)).mtimeMs < 0) return true;",
+      },
+    ],
+  },
 ];

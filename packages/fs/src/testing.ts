@@ -31,21 +31,45 @@ export interface FsServiceClass {
  * One subject on a fresh directory under the OS temp dir: reopen is a new instance on the
  * same root (a restart, sharing nothing in memory), openAnother the same while the first
  * stays open (another process on the root), corrupt flips a byte of the version's
- * data file in place (as disk corruption would), cleanup removes the directory.
+ * data file in place (as disk corruption would), maintain runs repair() from another
+ * instance, cleanup removes the directory.
  */
 export async function fsSubject(
   bounds: FsBounds = {},
   Service: FsServiceClass = FsArtifactService,
 ): Promise<ServiceSubject> {
   const root = await realpath(await mkdtemp(join(tmpdir(), "artifact-kit-conformance-")));
+  const service = await Service.open({ ...bounds, root });
   return {
-    service: await Service.open({ ...bounds, root }),
+    service,
+    // repair() with its defaults, from an instance of its own, as an operator would run it;
+    // a class without repair (e.g. a wrapper of the adapter) has nothing to maintain.
+    ...(isRepairable(service)
+      ? { maintain: () => repairWithAnotherInstance(() => Service.open({ ...bounds, root })) }
+      : {}),
     reopen: () => Service.open({ ...bounds, root }),
     openAnother: () => Service.open({ ...bounds, root }),
     corrupt: (meta: ArtifactMeta, offset: number) =>
       flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, offset),
     cleanup: () => rm(root, { recursive: true, force: true }),
   };
+}
+
+interface Repairable {
+  repair(): Promise<unknown>;
+}
+
+const isRepairable = (service: ArtifactService): service is ArtifactService & Repairable =>
+  typeof (service as Partial<Repairable>).repair === "function";
+
+async function repairWithAnotherInstance(open: () => Promise<ArtifactService>): Promise<void> {
+  const other = await open();
+  try {
+    if (!isRepairable(other)) throw new TypeError("the service class has no repair()");
+    await other.repair();
+  } finally {
+    await other.close();
+  }
 }
 
 /** The conformance kit's subjects for the fs adapter (or a class built like it). */

@@ -29,7 +29,8 @@ const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Object.fr
  * Subjects over pools from `newPool`: each subject is a schema of its own; reopen is a new
  * pool on the same schema (as another host would be, the previous pool ended); openAnother a
  * new pool on it while the first stays open; corrupt flips
- * a stored byte with SQL.
+ * a stored byte with SQL; maintain runs the migrations again and repair() from a pool of
+ * its own (another host's operator).
  */
 export function postgresSubjects(
   newPool: () => Pool,
@@ -54,6 +55,7 @@ export function postgresSubjects(
         return PostgresArtifactService.open({ pool: other, schema, ...bounds });
       },
       corrupt: (meta, offset) => flipStoredByte(pool, schema, meta, offset),
+      maintain: () => migrateAndRepair(newPool(), schema, bounds),
       cleanup: async () => {
         await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
         await Promise.all([pool, ...otherPools].map((each) => each.end()));
@@ -61,6 +63,24 @@ export function postgresSubjects(
     };
   };
   return { create: subject({}), createBounded: subject(small) };
+}
+
+/** What an operator runs on a live schema: the migrations (again) and repair, its defaults. */
+async function migrateAndRepair(
+  pool: Pool,
+  schema: string,
+  bounds: PostgresArtifactServiceBounds,
+): Promise<void> {
+  try {
+    const service = await PostgresArtifactService.open({ pool, schema, migrate: true, ...bounds });
+    try {
+      await service.repair();
+    } finally {
+      await service.close();
+    }
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Flips the stored byte at `offset` of a published version's data, in its block row. */

@@ -34,6 +34,8 @@ export type Need =
   | "another"
   /** the subject's `faults` (a fault armed at its next backend request) */
   | "faults"
+  /** the subject's `maintain` (its repair or migration, run as an operator would) */
+  | "maintain"
   /** a transfer part declared in capabilities().transfer */
   | keyof TransferCapabilities;
 
@@ -50,6 +52,7 @@ export interface LawContext {
     readonly corrupt: boolean;
     readonly another: boolean;
     readonly faults: boolean;
+    readonly maintain: boolean;
   };
   /** Runs `body` on another fresh subject of the same kind (one per property run). */
   fresh<T>(body: (holder: ServiceHolder) => Promise<T>): Promise<T>;
@@ -57,6 +60,8 @@ export interface LawContext {
   reopen(): Promise<ArtifactService>;
   /** Flips one stored byte of `meta`'s data in the subject's storage. */
   corrupt(meta: ArtifactMeta, offset: number): Promise<void>;
+  /** Runs the subject's maintenance (its `maintain` hook) over its storage. */
+  maintain(): Promise<void>;
   /**
    * Checks a fast-check property with the kit's seed and run count (`runs` scales the
    * count); a failure carries the shrunk counterexample, seed and path into the report.
@@ -190,6 +195,9 @@ async function runLaw(
   if (law.needs.includes("faults") && !subject.faults) {
     return skip("the subject gives no faults hook to fail its backend requests");
   }
+  if (law.needs.includes("maintain") && !subject.maintain) {
+    return skip("the subject gives no maintain hook: no repair or migration to prove harmless");
+  }
   const parts = law.needs.filter((need) => TRANSFER_PARTS.includes(need));
   if (parts.length > 0) {
     const declared = holder.service.capabilities().transfer as TransferCapabilities | undefined;
@@ -214,12 +222,17 @@ async function runLaw(
       corrupt: subject.corrupt !== undefined,
       another: subject.openAnother !== undefined,
       faults: subject.faults !== undefined,
+      maintain: subject.maintain !== undefined,
     },
     fresh: (body) => withSubject(create, body),
     reopen: () => reopenHolder(holder),
     corrupt: (meta, offset) => {
       if (!subject.corrupt) throw new TypeError("the subject has no corrupt hook");
       return subject.corrupt(meta, offset);
+    },
+    maintain: () => {
+      if (!subject.maintain) throw new TypeError("the subject has no maintain hook");
+      return subject.maintain();
     },
     property: propertyRunner(options),
   };

@@ -9,6 +9,7 @@ import { idempotencyLaws } from "./checks/idempotency.js";
 import { basicLaws } from "./checks/laws.js";
 import { lifecycleLaws } from "./checks/lifecycle.js";
 import { linearizabilityLaws } from "./checks/linearizable.js";
+import { maintenanceLaws } from "./checks/maintenance.js";
 import { modelLaws } from "./checks/model.js";
 import { prefixLaws } from "./checks/prefix.js";
 import { quotaLaws } from "./checks/quotas.js";
@@ -47,6 +48,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...handleLaws,
   ...linearizabilityLaws,
   ...faultLaws,
+  ...maintenanceLaws,
   ...scaleLaws,
   ...modelLaws,
 ]);

@@ -1,10 +1,12 @@
 import { inspect } from "node:util";
 import type fc from "fast-check";
 import type { ArtifactService, Scope } from "../types.js";
+import { COLLIDING_SCOPES } from "./arbitraries.js";
 import { expectArtifactError, expectEqual, expectTrue, fail } from "./expect.js";
 import { byUtf8Bytes, type ModelVersion, type ReferenceModel } from "./model.js";
 import {
   expectArtifact,
+  expectEveryViewAgrees,
   expectRecord,
   readAllNames,
   readAllVersions,
@@ -256,5 +258,32 @@ export class ReopenCommand implements Command {
   }
   toString() {
     return "reopen()";
+  }
+}
+
+/**
+ * The subject's maintenance (repair, migration) between commands; every view of the
+ * sequence's artifacts, and the names of every scope the sequences use, then say what the
+ * model says: maintenance changes nothing published and brings nothing deleted back.
+ */
+export class MaintainCommand implements Command {
+  constructor(readonly targets: readonly { readonly scope: Scope; readonly name: string }[]) {}
+  check() {
+    return true;
+  }
+  async run(model: ReferenceModel, real: ServiceHolder) {
+    const { maintain } = real.subject;
+    if (!maintain) throw new TypeError("the subject has no maintain hook");
+    await maintain();
+    for (const { scope, name } of this.targets) {
+      await expectEveryViewAgrees(real.service, model, copyScope(scope), name, "after maintain()");
+    }
+    for (const scope of COLLIDING_SCOPES) {
+      const names = await readAllNames(real.service, copyScope(scope));
+      expectEqual(names, model.names(scope), `after maintain(): listNames of ${label(scope)}`);
+    }
+  }
+  toString() {
+    return "maintain()";
   }
 }

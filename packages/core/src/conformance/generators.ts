@@ -7,6 +7,7 @@ import {
   LegacyListCommand,
   ListNamesCommand,
   ListVersionsCommand,
+  MaintainCommand,
   ReadCommand,
   ReopenCommand,
   type VersionPick,
@@ -77,7 +78,13 @@ const retryChangeArb = fc.constantFrom<RetryChange>(
   "metadata",
 );
 
-function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Command>[] {
+/** What the subject can do besides calls: restart (`reopen`), run its maintenance (`maintain`). */
+export interface SequenceHooks {
+  readonly reopen: boolean;
+  readonly maintain?: boolean;
+}
+
+function commandArbs(focus: readonly Target[], hooks: SequenceHooks): fc.Arbitrary<Command>[] {
   const target = fc.oneof(
     { arbitrary: fc.constantFrom(...focus), weight: 6 },
     { arbitrary: anyTarget, weight: 1 },
@@ -118,7 +125,8 @@ function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Co
     [names, 1],
     [scope.map((s) => new LegacyListCommand(s)), 1],
   ];
-  if (reopen) weighted.push([fc.constant(new ReopenCommand()), 1]);
+  if (hooks.reopen) weighted.push([fc.constant(new ReopenCommand()), 1]);
+  if (hooks.maintain) weighted.push([fc.constant(new MaintainCommand(focus)), 2]);
   return weighted.flatMap(([arbitrary, weight]) => Array.from({ length: weight }, () => arbitrary));
 }
 
@@ -133,11 +141,11 @@ function commandArbs(focus: readonly Target[], reopen: boolean): fc.Arbitrary<Co
  * arbitrary serves the whole shrink, and the targets still shrink, towards the first focus.
  */
 export function artifactCommands(
-  reopen: boolean,
+  hooks: SequenceHooks,
   replayPath?: string,
 ): fc.Arbitrary<Iterable<Command>> {
   return fc.noShrink(focusArb).chain((focus) =>
-    fc.commands(commandArbs(focus, reopen), {
+    fc.commands(commandArbs(focus, hooks), {
       maxCommands: MAX_COMMANDS,
       size: "max",
       ...(replayPath === undefined ? {} : { replayPath }),

@@ -25,7 +25,7 @@ export { flipFileByte } from "./corrupt.js";
 export { describeArtifactService } from "./describe.js";
 export { ConformanceFailure } from "./expect.js";
 export { FAULT_KINDS, type FaultInjection, type FaultKind } from "./faults/injection.js";
-export { artifactCommands, MAX_COMMANDS } from "./generators.js";
+export { artifactCommands, MAX_COMMANDS, type SequenceHooks } from "./generators.js";
 export { byUtf8Bytes, ModelCoverage, ReferenceModel } from "./model.js";
 export { BOUNDARY_SIZES, bytesArb, seededBytes, sizeArb } from "./payload.js";
 export * from "./run-store/index.js";

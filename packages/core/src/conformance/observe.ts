@@ -1,7 +1,7 @@
 import { sameScope, sha256Hex } from "../scope.js";
 import type { ArtifactMeta, ArtifactService, Scope } from "../types.js";
-import { expectEqual, expectSameJson, expectTrue, fail } from "./expect.js";
-import { byUtf8Bytes, type ModelVersion } from "./model.js";
+import { expectArtifactError, expectEqual, expectSameJson, expectTrue, fail } from "./expect.js";
+import { byUtf8Bytes, type ModelVersion, type ReferenceModel } from "./model.js";
 import { describeBytes } from "./payload.js";
 
 // Reading a service back completely, checking every page on the way, and comparing the
@@ -236,4 +236,44 @@ export function scribble(record: unknown): void {
   attempt(() => {
     (record as Record<string, unknown>).scribbled = true;
   });
+}
+
+/** head, get (latest and each version), listVersions and list all say what the model says of `name`. */
+export async function expectEveryViewAgrees(
+  service: ArtifactService,
+  model: ReferenceModel,
+  scope: Scope,
+  name: string,
+  step: string,
+) {
+  const live = model.live(scope, name);
+  const latest = model.latest(scope, name);
+  if (!latest) {
+    await expectArtifactError(() => service.head(scope, name), "not_found", `${step}: head latest`);
+    await expectArtifactError(() => service.get(scope, name), "not_found", `${step}: get latest`);
+  } else {
+    const head = await service.head(scope, name);
+    expectRecord(head, scope, name, latest, `${step}: head latest`);
+    expectArtifact(await service.get(scope, name), scope, name, latest, `${step}: get latest`);
+  }
+  for (const version of live) {
+    const pinned = { version: version.version };
+    expectRecord(await service.head(scope, name, pinned), scope, name, version, `${step}: head`);
+    expectArtifact(await service.get(scope, name, pinned), scope, name, version, `${step}: get`);
+  }
+  const listed = await readAllVersions(service, scope, name, 2);
+  expectEqual(
+    listed.map((m) => m.version),
+    live.map((v) => v.version),
+    `${step}: listVersions`,
+  );
+  listed.forEach((meta, i) => {
+    expectRecord(meta, scope, name, live[i] as never, `${step}: listVersions`);
+  });
+  const all = (await service.list(scope)).filter((meta) => meta.name === name);
+  expectEqual(
+    all.map((m) => m.version),
+    live.map((v) => v.version),
+    `${step}: list`,
+  );
 }

@@ -31,6 +31,13 @@ export interface ServiceSubject {
    * then interleave faults with operations (see ./faults/injection.ts).
    */
   faults?: FaultInjection;
+  /**
+   * Adapters with maintenance (fs and object-store `repair()`, database migrations): runs it
+   * over the subject's storage as an operator would, with its default options, through an
+   * instance of its own. The maintenance laws run it between operations and while puts,
+   * deletes and reads are in flight: it must never change what a published version reads as.
+   */
+  maintain?: () => Promise<void>;
   /** Removes the subject's storage; called after the kit has closed the service. */
   cleanup?: () => Promise<void>;
 }

@@ -6,9 +6,9 @@ import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { artifactCommands, MAX_COMMANDS } from "../generators.js";
 import { type HandlesHolder, ThroughHandleCommand, withHandles } from "../handles.js";
 import { ReferenceModel } from "../model.js";
-import { readAllNames, readAllVersions } from "../observe.js";
+import { expectEveryViewAgrees, readAllNames, readAllVersions } from "../observe.js";
 import { seededBytes } from "../payload.js";
-import { expectEveryViewAgrees, putTracked } from "./state.js";
+import { putTracked } from "./state.js";
 
 // Two live instances on one backend (the subject's openAnother): what one writes, the other
 // sees at once in every view; versions allocated through both never collide; keys bound
@@ -24,7 +24,7 @@ async function expectEveryHandleAgrees(
   step: string,
 ) {
   for (const [i, handle] of handles.entries()) {
-    await expectEveryViewAgrees(handle, model, scope, `${step}, seen through handle ${i}`);
+    await expectEveryViewAgrees(handle, model, scope, NAME, `${step}, seen through handle ${i}`);
     expectEqual(
       await readAllNames(handle, scope, 2),
       model.names(scope),
@@ -134,7 +134,7 @@ async function keysHoldAcrossHandles(handles: readonly ArtifactService[]) {
 async function sequencesThroughTwoHandles({ fresh, property, options }: LawContext) {
   const picks = fc.array(fc.nat(1), { minLength: MAX_COMMANDS, maxLength: MAX_COMMANDS });
   await property(
-    [artifactCommands(false, options.replayPath), picks],
+    [artifactCommands({ reopen: false }, options.replayPath), picks],
     (commands, handleOf) =>
       fresh((holder) =>
         withHandles(holder, 1, (handles) => {

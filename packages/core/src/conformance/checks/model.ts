@@ -8,7 +8,7 @@ import { ReferenceModel } from "../model.js";
  * reference model in every field of every reply; with `reopen`, restarts happen mid-sequence.
  */
 async function sequencesMatchTheModel({ hooks, fresh, property, options }: LawContext) {
-  await property([artifactCommands(hooks.reopen, options.replayPath)], (commands) =>
+  await property([artifactCommands({ reopen: hooks.reopen }, options.replayPath)], (commands) =>
     fresh((holder) =>
       fc.asyncModelRun(() => ({ model: new ReferenceModel(), real: holder }), commands),
     ),

@@ -2,18 +2,17 @@ import { DEFAULT_MIME_TYPE } from "../../limits.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
-import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
+import { expectTrue } from "../expect.js";
 import { ReferenceModel } from "../model.js";
 import {
   expectArtifact,
+  expectEveryViewAgrees,
   expectPlausibleCreatedAt,
   expectRecord,
-  readAllVersions,
 } from "../observe.js";
 import { BOUNDARY_SIZES, seededBytes } from "../payload.js";
 
-// Multi-step state laws on one artifact (the two-handle laws reuse putTracked and
-// expectEveryViewAgrees): every view of it (head, get, listVersions, list)
+// Multi-step state laws on one artifact (the two-handle laws reuse putTracked): every view of it (head, get, listVersions, list)
 // agrees with the model after each kind of delete, and the version high-water never goes back.
 
 const NAME = "state/artifact";
@@ -45,45 +44,6 @@ export async function putTracked(
   return meta.version;
 }
 
-/** head, get (latest and each version), listVersions and list all say what the model says. */
-export async function expectEveryViewAgrees(
-  service: ArtifactService,
-  model: ReferenceModel,
-  scope: Scope,
-  step: string,
-) {
-  const live = model.live(scope, NAME);
-  const latest = model.latest(scope, NAME);
-  if (!latest) {
-    await expectArtifactError(() => service.head(scope, NAME), "not_found", `${step}: head latest`);
-    await expectArtifactError(() => service.get(scope, NAME), "not_found", `${step}: get latest`);
-  } else {
-    const head = await service.head(scope, NAME);
-    expectRecord(head, scope, NAME, latest, `${step}: head latest`);
-    expectArtifact(await service.get(scope, NAME), scope, NAME, latest, `${step}: get latest`);
-  }
-  for (const version of live) {
-    const pinned = { version: version.version };
-    expectRecord(await service.head(scope, NAME, pinned), scope, NAME, version, `${step}: head`);
-    expectArtifact(await service.get(scope, NAME, pinned), scope, NAME, version, `${step}: get`);
-  }
-  const listed = await readAllVersions(service, scope, NAME, 2);
-  expectEqual(
-    listed.map((m) => m.version),
-    live.map((v) => v.version),
-    `${step}: listVersions`,
-  );
-  listed.forEach((meta, i) => {
-    expectRecord(meta, scope, NAME, live[i] as never, `${step}: listVersions`);
-  });
-  const all = await service.list(scope);
-  expectEqual(
-    all.map((m) => m.version),
-    live.map((v) => v.version),
-    `${step}: list`,
-  );
-}
-
 /**
  * latest is the highest live version after several top versions are deleted by number;
  * head(latest), get(latest), listVersions and list agree after every kind of delete.
@@ -94,10 +54,10 @@ async function latestAfterEveryKindOfDelete({ service }: LawContext) {
   const step = async (label: string, selector: number | "latest" | "all") => {
     model.delete(scope, NAME, selector);
     await service.delete(scope, NAME, selector);
-    await expectEveryViewAgrees(service, model, scope, label);
+    await expectEveryViewAgrees(service, model, scope, NAME, label);
   };
   for (let seed = 1; seed <= 6; seed++) await putTracked(service, model, scope, 16 * seed, seed);
-  await expectEveryViewAgrees(service, model, scope, "after six puts");
+  await expectEveryViewAgrees(service, model, scope, NAME, "after six puts");
   const top = model.highWater(scope, NAME);
   await step("after deleting the top version by number", top);
   await step("after deleting the next top version by number", top - 1);
@@ -107,13 +67,13 @@ async function latestAfterEveryKindOfDelete({ service }: LawContext) {
     model.live(scope, NAME)[0]?.version ?? 1,
   );
   await putTracked(service, model, scope, 40, 7);
-  await expectEveryViewAgrees(service, model, scope, "after a put that follows the deletes");
+  await expectEveryViewAgrees(service, model, scope, NAME, "after a put that follows the deletes");
   await step("after deleting that put by number", model.highWater(scope, NAME));
   await step('after delete("all")', "all");
   for (let round = 0; round < 2; round++) {
     await putTracked(service, model, scope, 8, 10 + round);
     await putTracked(service, model, scope, 8, 20 + round);
-    await expectEveryViewAgrees(service, model, scope, `after puts in round ${round + 2}`);
+    await expectEveryViewAgrees(service, model, scope, NAME, `after puts in round ${round + 2}`);
     await step(`after delete("all") in round ${round + 2}`, "all");
   }
 }
