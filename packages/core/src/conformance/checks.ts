@@ -1,6 +1,7 @@
 import { bindLaw, type ConformanceCheck, type Law } from "./check.js";
 import { aliasingLaws } from "./checks/aliasing.js";
 import { boundLaws } from "./checks/bounds.js";
+import { corruptionLaws } from "./checks/corruption.js";
 import { cursorLaws } from "./checks/cursors.js";
 import { deadlineLaws } from "./checks/deadlines.js";
 import { faultLaws } from "./checks/faults.js";
@@ -43,6 +44,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...quotaLaws,
   ...uploadLaws,
   ...downloadLaws,
+  ...corruptionLaws,
   ...deadlineLaws,
   ...raceLaws,
   ...handleLaws,
