@@ -1,13 +1,14 @@
 import fc from "fast-check";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
-import { check, type LawContext } from "../check.js";
+import { check, type LawContext, skip } from "../check.js";
 import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { artifactCommands, MAX_COMMANDS } from "../generators.js";
 import { type HandlesHolder, ThroughHandleCommand, withHandles } from "../handles.js";
 import { ReferenceModel } from "../model.js";
 import { expectEveryViewAgrees, readAllNames, readAllVersions } from "../observe.js";
 import { seededBytes } from "../payload.js";
+import { expectNamesAtEverySize, fill, roomInOneScope, scaleNames, shuffled } from "../scale.js";
 import { putTracked } from "./state.js";
 
 // Two live instances on one backend (the subject's openAnother): what one writes, the other
@@ -127,6 +128,49 @@ async function keysHoldAcrossHandles(handles: readonly ArtifactService[]) {
   expectEqual(await readAllVersions(a, scope, name), [], "nothing was written by the retries");
 }
 
+/** Names created through two handles at once, past index pages of 128 and 256 names. */
+const NAMES_THROUGH_TWO = 300;
+
+/**
+ * Hundreds of names created concurrently through two handles (each handle's puts interleaved
+ * with the other's) are all listed, in UTF-8 order, through both handles at several page
+ * sizes; then half are deleted, through both handles, and both agree again.
+ */
+async function namesThroughTwoHandlesAtScale({ service, fresh }: LawContext) {
+  const room = roomInOneScope(service, false);
+  if (room < NAMES_THROUGH_TWO) {
+    return skip(`the declared bounds hold ${room} artifacts in one scope`);
+  }
+  await fresh((holder) => withHandles(holder, 1, createAndListNamesThroughTwo));
+  return undefined;
+}
+
+async function createAndListNamesThroughTwo(handles: readonly ArtifactService[]) {
+  const [a, b] = handles as [ArtifactService, ArtifactService];
+  const scope = freshScope("handles-names");
+  const names = scaleNames(NAMES_THROUGH_TWO, 7);
+  const through = (i: number) => (i % 2 === 0 ? a : b);
+  await fill(shuffled(names, 7), (name, i) => through(i).put(scope, name, Uint8Array.of(i & 0xff)));
+  const { maxPageLimit } = a.capabilities().pagination;
+  const sizes = [...new Set([1, 7, Math.min(100, maxPageLimit), maxPageLimit])];
+  for (const [h, handle] of handles.entries()) {
+    await expectNamesAtEverySize(
+      handle,
+      scope,
+      names,
+      sizes,
+      `${NAMES_THROUGH_TWO} names, handle ${h}`,
+    );
+  }
+  const kept = names.filter((_, i) => i % 2 === 1);
+  await fill(names, async (name, i) => {
+    if (i % 2 === 0) await through(i + 1).delete(scope, name, "all");
+  });
+  for (const [h, handle] of handles.entries()) {
+    await expectNamesAtEverySize(handle, scope, kept, sizes, `half deleted, handle ${h}`);
+  }
+}
+
 /**
  * Random model sequences (as the model law's) with each command through one of two handles:
  * every reply matches the model, whichever handle wrote what it reads.
@@ -171,6 +215,12 @@ export const handleLaws = [
     "handles",
     "an idempotency key bound through one handle holds through the other, and after its version is deleted there",
     onTwoHandles(keysHoldAcrossHandles),
+    { needs: ["another"] },
+  ),
+  check(
+    "handles",
+    "300 names created concurrently through two handles are all listed by both at several page sizes, and again after half are deleted",
+    namesThroughTwoHandlesAtScale,
     { needs: ["another"] },
   ),
   check(
