@@ -57,14 +57,17 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
 
 /**
  * Every check of the contract bound to the subjects in `options` (only those matching
- * `options.only`, when given). `subjectName` goes into each failure's replay line.
+ * `options.only`, when given, and none matching `options.omit`). `subjectName` goes into
+ * each failure's replay line.
  */
 export function artifactServiceChecks(
   options: ArtifactServiceConformanceOptions,
   subjectName = "my-adapter",
 ): ConformanceCheck[] {
+  const omitted = (name: string) => (options.omit ?? []).some((text) => name.includes(text));
   return ARTIFACT_SERVICE_LAWS.map((law) => bindLaw(law, options, subjectName)).filter(
-    (check) => options.only === undefined || check.name.includes(options.only),
+    (check) =>
+      (options.only === undefined || check.name.includes(options.only)) && !omitted(check.name),
   );
 }
 
