@@ -26,6 +26,7 @@ import {
   ListingsDropIdempotencyKey,
 } from "./keys.js";
 import {
+  ChecksRoomThenWrites,
   DeleteFreesTheLatestsRoom,
   RefusesRetriesAtAFullQuota,
   UploadRefusesRetriesAtAFullQuota,
@@ -179,5 +180,12 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: "a streamed upload checks the room before its key",
     make: (o) => new UploadRefusesRetriesAtAFullQuota(memory(o)),
+  },
+  {
+    name: "checks the room, then writes without holding it: racing puts all get in",
+    make: (o) => {
+      const { maxScopeBytes, ...rest } = o ?? {};
+      return new ChecksRoomThenWrites(memory(rest), maxScopeBytes);
+    },
   },
 ];

@@ -1,4 +1,6 @@
 import {
+  type ArtifactService,
+  type Capabilities,
   type DeleteSelector,
   type PutOptions,
   quotaExceeded,
@@ -37,7 +39,7 @@ abstract class ScopeBytesLedger extends ForwardingService {
   }
 
   override async put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions) {
-    const bound = this.inner.capabilities().quotas.bounds.maxScopeBytes;
+    const bound = this.capabilities().quotas.bounds.maxScopeBytes;
     let key: string;
     try {
       key = scopeKey(scope);
@@ -132,5 +134,31 @@ export class UploadRefusesRetriesAtAFullQuota extends ScopeBytesLedger {
       finish: () => sink.finish(),
       abort: (reason?: unknown) => sink.abort(reason),
     };
+  }
+}
+
+/**
+ * Enforces maxScopeBytes itself (the store behind it has no such bound) by checking the
+ * room, then writing without holding it: puts racing for the last room all get in, as a
+ * check-then-insert without a lock or a conditional write does.
+ */
+export class ChecksRoomThenWrites extends ScopeBytesLedger {
+  constructor(
+    inner: ArtifactService,
+    private readonly bound: number | undefined,
+  ) {
+    super(inner);
+  }
+  override capabilities(): Capabilities {
+    const capabilities = this.inner.capabilities();
+    if (this.bound === undefined) return capabilities;
+    const bounds = { ...capabilities.quotas.bounds, maxScopeBytes: this.bound };
+    return { ...capabilities, quotas: { ...capabilities.quotas, bounds } };
+  }
+  protected refuses(used: number, size: number, bound: number, keyed: boolean) {
+    return !keyed && used + size > bound;
+  }
+  protected freed(live: ReadonlyMap<number, number>, removed: readonly number[]) {
+    return removed.reduce((sum, version) => sum + sizeOf(live, version), 0);
   }
 }

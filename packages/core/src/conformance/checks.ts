@@ -1,5 +1,6 @@
 import { bindLaw, type ConformanceCheck, type Law } from "./check.js";
 import { aliasingLaws } from "./checks/aliasing.js";
+import { boundRaceLaws } from "./checks/bound-races.js";
 import { boundLaws } from "./checks/bounds.js";
 import { corruptionLaws } from "./checks/corruption.js";
 import { cursorLaws } from "./checks/cursors.js";
@@ -42,6 +43,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...basicLaws,
   ...boundLaws,
   ...quotaLaws,
+  ...boundRaceLaws,
   ...uploadLaws,
   ...downloadLaws,
   ...corruptionLaws,

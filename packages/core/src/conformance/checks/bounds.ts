@@ -10,13 +10,13 @@ import { readAllNames, readAllVersions } from "../observe.js";
 // with the declared error and writes nothing. Bounds too large to reach cheaply are
 // skipped with the reason; pass `createBounded` to reach them.
 
-const MAX_PUTS = 600;
+export const MAX_PUTS = 600;
 /** The most bytes a law puts to reach a bound; a larger bound is skipped (pass createBounded). */
 export const MAX_BYTES = 16 * 1024 * 1024;
 
 type Bounds = Readonly<Record<string, number>>;
 
-interface Slot {
+export interface Slot {
   scope: Scope;
   name: string;
 }
@@ -25,7 +25,7 @@ interface Slot {
  * Where the i-th put of a fill goes: versions per name, names per scope and per-scope
  * counts and bytes kept below their own bounds, so only the bound under test is reached.
  */
-class Layout {
+export class Layout {
   readonly #perName: number;
   readonly #namesPerScope: number;
   readonly #artifactsPerScope: number;
@@ -81,7 +81,7 @@ class Layout {
 /** A bound that counts names or scopes: every put of the fill takes a new one. */
 type Spread = "name" | "scope";
 
-interface BoundSpec {
+export interface BoundSpec {
   /** The bound's name in capabilities().quotas.bounds. */
   bound: string;
   spread?: Spread;
@@ -101,7 +101,7 @@ const sameNameOnePlus: OverPut = (layout) => ({ ...layout.current, size: 1 });
 /** For service-wide bounds: a scope of its own, so no per-scope bound is hit instead. */
 const newScopeOnePlus: OverPut = () => ({ scope: freshScope("one-too-many"), name: "n1", size: 1 });
 
-const SPECS: readonly BoundSpec[] = [
+export const SPECS: readonly BoundSpec[] = [
   {
     bound: "maxScopeArtifacts",
     code: "quota_exceeded",
@@ -171,7 +171,7 @@ function bytePlan(bound: number, bounds: Bounds, newScopes: boolean) {
 }
 
 /** Which bounds the layout may ignore because they are the one under test. */
-const layoutKeeps = (spec: BoundSpec) => new Set([spec.bound]);
+export const layoutKeeps = (spec: BoundSpec) => new Set([spec.bound]);
 
 async function driveBound(
   service: ArtifactService,
@@ -231,10 +231,11 @@ async function driveBound(
   return undefined;
 }
 
-const declared = (capabilities: Capabilities, bound: string) => capabilities.quotas.bounds[bound];
+export const declared = (capabilities: Capabilities, bound: string) =>
+  capabilities.quotas.bounds[bound];
 
 /** Bounds over the whole service, which a router with per-shard quotas splits among workers. */
-const SERVICE_WIDE_BOUNDS = new Set(["maxTotalArtifacts", "maxTotalBytes", "maxScopes"]);
+export const SERVICE_WIDE_BOUNDS = new Set(["maxTotalArtifacts", "maxTotalBytes", "maxScopes"]);
 
 /** The bound is enforced exactly; for quotas, a delete frees exactly its room. */
 function boundIsEnforcedExactly(spec: BoundSpec) {
