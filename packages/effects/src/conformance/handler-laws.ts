@@ -12,13 +12,18 @@ import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
 import type { EffectRecord } from "../types.js";
 import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
-import { lossyService, overriding, RETRY, type World, withWorld } from "./world.js";
+import {
+  bytes,
+  lossyService,
+  overriding,
+  RETRY,
+  receiptOf,
+  type World,
+  withWorld,
+} from "./world.js";
 
 // The reconciler and the artifact handler when the service fails, pages or is slow: nothing
 // is settled on a guess, every failure is retried on its backoff, every page is read.
-
-const bytes = (text: string) => new TextEncoder().encode(text);
-const receiptOf = ({ version, sha256, size }: ArtifactMeta) => ({ version, sha256, size });
 
 /** The service, whose reads and deletes fail as an outage would while `down` names them. */
 function failingService(service: ArtifactService) {

@@ -10,12 +10,10 @@ import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
 import { expectField, refusalOf } from "./refusal-laws.js";
 import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
-import { overriding, type World, withWorld } from "./world.js";
+import { bytes, lossyService, overriding, receiptOf, type World, withWorld } from "./world.js";
 
 // Journaled writes, the reconciler's options and the artifact handler's choices: what each
 // accepts, refuses and records.
-
-const bytes = (text: string) => new TextEncoder().encode(text);
 
 /** Failures that, by the service contract, changed nothing (journaled.ts lists the same). */
 const NOTHING_CHANGED = [
@@ -194,6 +192,68 @@ async function decidedCommitKeepsTheVersion(world: World) {
   expect((await service.head(SCOPE, "kept")).version).toBe(kept.receipt.version);
 }
 
+/** The service, which runs `then` once, right after the first head it answers. */
+function afterFirstHead(service: ArtifactService, then: () => Promise<unknown>): ArtifactService {
+  let first = true;
+  return overriding(service, "head", async (...args: Parameters<ArtifactService["head"]>) => {
+    const meta = await service.head(...args);
+    if (first) {
+      first = false;
+      await then();
+    }
+    return meta;
+  });
+}
+
+/**
+ * A delete records the version it read and removes exactly that one, whatever lands or goes
+ * between its read and its call; a retry of a journaled write under its effect id writes
+ * nothing more; a lease too short for any call is refused before the call.
+ */
+async function writesBetweenTheirSteps(world: World) {
+  const { journal, peer, service } = world;
+  const first = await service.put(SCOPE, "moving", bytes("first"));
+  const newer = afterFirstHead(service, () => service.put(SCOPE, "moving", bytes("newer")));
+  const writer = journalArtifacts(newer, SCOPE, { journal, ...LEASE });
+  const deleted = await writer.delete("moving", "latest", { effectId: "del-read" });
+  expect(deleted.receipt).toEqual(receiptOf(first));
+  expect((await peer.get("del-read"))?.target).toEqual(receiptOf(first));
+  const left = await service.listVersions(SCOPE, "moving");
+  expect(left.items.map((meta) => meta.sha256)).toEqual([sha256Hex("newer")]);
+
+  const gone = await service.put(SCOPE, "gone", bytes("gone"));
+  const racing = afterFirstHead(service, () => service.delete(SCOPE, "gone", gone.version));
+  const late = journalArtifacts(racing, SCOPE, { journal, ...LEASE });
+  const refused = await refusalOf(
+    () => late.delete("gone", "latest", { effectId: "del-gone" }),
+    "gone",
+  );
+  expect(isArtifactError(refused, "not_found"), String(refused)).toBe(true);
+  expect(await peer.get("del-gone")).toMatchObject({
+    phase: "not_applied",
+    target: receiptOf(gone),
+  });
+
+  // Retried under the same effect id after a lost reply: refused before reaching the service.
+  const lossy = lossyService(service);
+  const retrying = journalArtifacts(lossy.service, SCOPE, { journal, ...LEASE });
+  lossy.state.lose = true;
+  await refusalOf(() => retrying.put("once", bytes("once"), { effectId: "put-once" }), "lost");
+  lossy.state.lose = false;
+  await expectField(
+    () => retrying.put("once", bytes("once"), { effectId: "put-once" }),
+    "effectId",
+  );
+  expect((await service.listVersions(SCOPE, "once")).items).toHaveLength(1);
+  expect((await peer.get("put-once"))?.phase).toBe("intended");
+
+  // Four fifths of a 1 ms lease is no time at all: the call is never made.
+  const hasty = journalArtifacts(service, SCOPE, { journal, owner: "hasty", leaseMs: 1 });
+  await expectField(() => hasty.put("hasty", bytes("x"), { effectId: "hasty" }), "leaseMs");
+  expect(await peer.get("hasty")).toMatchObject({ phase: "not_applied" });
+  await refusalOf(() => service.head(SCOPE, "hasty"), "the hasty put landed");
+}
+
 export function journaledLaws(options: EffectJournalConformanceOptions, it: Register): void {
   it("journaled: a put the service refused changed nothing and is not_applied; any other failure is pending", () =>
     withWorld(options, refusedPutsAreNotApplied));
@@ -205,4 +265,6 @@ export function journaledLaws(options: EffectJournalConformanceOptions, it: Regi
     withWorld(options, defaultsAndCutOff));
   it("journaled: decide keeps a live put's version; a recorded version already deleted is compensated unasked", () =>
     withWorld(options, decidedCommitKeepsTheVersion));
+  it("journaled: a delete removes the version it recorded whatever lands or goes meanwhile; a retried effect id writes nothing more; a lease too short is refused before the call", () =>
+    withWorld(options, writesBetweenTheirSteps));
 }

@@ -1,17 +1,18 @@
-import { type ArtifactMeta, allNames, isArtifactError, sha256Hex } from "@artifact-kit/core";
+import { allNames, isArtifactError, sha256Hex } from "@artifact-kit/core";
 import { expect } from "vitest";
 import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
-import type { EffectReceipt, TerminalPhase } from "../types.js";
+import type { TerminalPhase } from "../types.js";
 import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
-import { lossyService, RETRY, unrecordingJournal, type World, withWorld } from "./world.js";
-
-const bytes = (text: string) => new TextEncoder().encode(text);
-const receiptOf = ({ version, sha256, size }: ArtifactMeta): EffectReceipt => ({
-  version,
-  sha256,
-  size,
-});
+import {
+  bytes,
+  lossyService,
+  RETRY,
+  receiptOf,
+  unrecordingJournal,
+  type World,
+  withWorld,
+} from "./world.js";
 
 async function pending(promise: Promise<unknown>): Promise<void> {
   const error = await promise.then(

@@ -1,7 +1,7 @@
-import type { ArtifactService } from "@artifact-kit/core";
+import type { ArtifactMeta, ArtifactService } from "@artifact-kit/core";
 import { artifactEffectHandler } from "../artifact-handler.js";
 import type { EffectHandler, ReconcileOptions, ReconcileReport } from "../reconcile.js";
-import type { EffectJournal, EffectRecord } from "../types.js";
+import type { EffectJournal, EffectReceipt, EffectRecord } from "../types.js";
 import {
   type EffectJournalConformanceOptions,
   type JournalSubject,
@@ -26,6 +26,15 @@ export interface World extends JournalSubject {
   /** The effect ids the default handler was asked to judge, in order. */
   readonly judged: string[];
 }
+
+export const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** What a journal keeps of a version. */
+export const receiptOf = ({ version, sha256, size }: ArtifactMeta): EffectReceipt => ({
+  version,
+  sha256,
+  size,
+});
 
 export const RETRY = { attempts: 3, backoffMs: 100, maxBackoffMs: 1000 };
 
