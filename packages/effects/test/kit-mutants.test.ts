@@ -19,6 +19,7 @@ const NEW_FAMILIES = [
   "refusals:",
   "journaled:",
   "states:",
+  "races:",
 ];
 const isNew = (name: string) => NEW_FAMILIES.some((family) => name.startsWith(family));
 

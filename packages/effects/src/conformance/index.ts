@@ -3,6 +3,7 @@ import { domainLaws } from "./domain-laws.js";
 import { handlerLaws } from "./handler-laws.js";
 import { journalLaws } from "./journal-laws.js";
 import { journaledLaws } from "./journaled-laws.js";
+import { raceLaws } from "./race-laws.js";
 import { reconcileLaws } from "./reconcile-laws.js";
 import { refusalLaws } from "./refusal-laws.js";
 import { scaleLaws } from "./scale-laws.js";
@@ -29,6 +30,7 @@ function registerLaws(options: EffectJournalConformanceOptions, it: Register): v
   refusalLaws(options, it);
   journaledLaws(options, it);
   stateLaws(options, it);
+  raceLaws(options, it);
 }
 
 /** Registers the effect-journal conformance kit as a vitest suite. */

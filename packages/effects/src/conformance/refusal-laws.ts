@@ -21,7 +21,15 @@ export async function refusalOf(call: () => Promise<unknown>, what: string): Pro
     (caught: unknown) => caught,
   );
   expect(error, `${what}: expected a refusal`).toBeDefined();
+  if (isArtifactError(error)) expectExplained(error, what);
   return error;
+}
+
+/** An error tells a person why: a message that is more than the field it names. */
+export function expectExplained(error: Error & { detail?: { field?: unknown } }, what: string) {
+  const field = error.detail?.field;
+  const said = typeof field === "string" ? error.message.replace(`${field}:`, "") : error.message;
+  expect(said.trim(), `${what}: the error's message says nothing`).not.toBe("");
 }
 
 /** `call` fails with invalid_argument naming `field` in detail.field. */

@@ -1,6 +1,7 @@
 import { type ArtifactErrorCode, isArtifactError } from "@artifact-kit/core";
 import { expect } from "vitest";
 import type { EffectJournal, EffectReceipt, EffectRecord } from "../types.js";
+import { refusalOf } from "./refusal-laws.js";
 import {
   type EffectJournalConformanceOptions,
   intent,
@@ -16,7 +17,8 @@ import {
 // other one: what it returns, what it refuses, and that a refusal or a repeat changes nothing
 // (not even the time of the last change, which prune ages count from).
 
-const OTHER: EffectReceipt = { ...RECEIPT, version: 2, size: 7 };
+/** Differs in the version alone (refusal-laws tries the digest and the size). */
+const OTHER: EffectReceipt = { ...RECEIPT, version: 2 };
 const CLAIM = { owner: "r2", leaseMs: 300, limit: 10, maxAttempts: 5 };
 const BACKOFF = 50;
 
@@ -192,7 +194,36 @@ async function everyOperationInEveryState(
   }
 }
 
+/** After close every operation fails with closed; the other handle, if any, is still open. */
+async function closedHandleRefusesEverything({ journal, peer }: JournalSubject) {
+  await journal.intend(intent("kept"), LEASE);
+  await journal.close();
+  await journal.close();
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    ["intend", () => journal.intend(intent("late"), LEASE)],
+    ["markApplied", () => journal.markApplied("kept", 1, RECEIPT)],
+    ["settle", () => journal.settle("kept", 1, "not_applied")],
+    ["recordFailure", () => journal.recordFailure("kept", 1, "x", 1)],
+    ["claimOrphans", () => journal.claimOrphans(CLAIM)],
+    ["get", () => journal.get("kept")],
+    ["list", () => journal.list()],
+    ["prune", () => journal.prune({ olderThan: 1, limit: 1 })],
+  ];
+  for (const [name, call] of calls) {
+    const error = await refusalOf(call, name);
+    expect(isArtifactError(error, "closed"), `${name}: ${String(error)}`).toBe(true);
+  }
+  if (peer === journal) return;
+  expect(await peer.get("kept"), "closing one handle closed the other").toMatchObject({
+    phase: "intended",
+  });
+  expect((await peer.settle("kept", 1, "not_applied")).phase).toBe("not_applied");
+  expect((await peer.list()).map((record) => record.effectId)).toEqual(["kept"]);
+}
+
 export function stateLaws(options: EffectJournalConformanceOptions, it: Register): void {
   it("states: every operation, retried under its writer's token in every state, through either handle, changes exactly its fields or nothing", () =>
     withJournal(options, everyOperationInEveryState));
+  it("states: a closed handle refuses every operation with closed, closing twice is harmless, and the other handle stays open", () =>
+    withJournal(options, closedHandleRefusesEverything));
 }
