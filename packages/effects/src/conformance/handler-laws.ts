@@ -190,16 +190,17 @@ async function versionsArePaged(world: World) {
   const { journal, service, advance } = world;
   const lossy = lossyService(service);
   const writer = journalArtifacts(lossy.service, SCOPE, { journal, ...LEASE });
-  for (let i = 0; i < 4; i++) await service.put(SCOPE, "many", bytes(`before ${i}`));
+  // Pages of 3, oldest first: the lost put's version (the 7th) is on the third page.
+  for (let i = 0; i < 6; i++) await service.put(SCOPE, "many", bytes(`before ${i}`));
   lossy.state.lose = true;
   await writer.put("many", bytes("lost"), { effectId: "lost" }).catch(() => undefined);
   lossy.state.lose = false;
-  for (let i = 0; i < 6; i++) await service.put(SCOPE, "many", bytes(`after ${i}`));
+  for (let i = 0; i < 4; i++) await service.put(SCOPE, "many", bytes(`after ${i}`));
   const all = await allVersions(service, SCOPE, "many");
   const lost = all.find((meta) => meta.idempotencyKey === "lost") as ArtifactMeta;
   const paged = pagingService(service, 3);
   advance(LEASE.leaseMs);
-  const short = artifactEffectHandler(paged, { maxPages: 1 });
+  const short = artifactEffectHandler(paged, { maxPages: 2 });
   const refused = await world.reconcile({ handler: short });
   expect(refused.failed.map((f) => f.effectId)).toEqual(["lost"]);
   expect(refused.failed[0]?.error).toMatch(/maxPages/);
@@ -210,6 +211,50 @@ async function versionsArePaged(world: World) {
   expect((await journal.get("lost"))?.receipt).toEqual(receiptOf(lost));
   const left = (await allVersions(service, SCOPE, "many")).map((meta) => meta.version);
   expect(left).toEqual(all.map((meta) => meta.version).filter((v) => v !== lost.version));
+}
+
+/**
+ * A put's and a delete's recorded versions are judged, not their name's latest: an applied
+ * put with a newer version above it is compensated by deleting its own version; a delete of
+ * an old version that happened is committed. A compensating delete that finds its version
+ * already gone (someone deleted it meanwhile) is compensated all the same.
+ */
+async function recordedVersionsAreJudged(world: World) {
+  const { journal, peer, service, advance } = world;
+  const lossy = lossyService(service);
+  const writer = journalArtifacts(lossy.service, SCOPE, { journal, ...LEASE });
+  const put = await writer.put("put", bytes("mine"), { effectId: "put" });
+  const newer = await service.put(SCOPE, "put", bytes("someone else's"));
+  const old = await service.put(SCOPE, "del", bytes("old"));
+  await service.put(SCOPE, "del", bytes("newer"));
+  lossy.state.lose = true;
+  await writer.delete("del", old.version, { effectId: "del" }).catch(() => undefined);
+  lossy.state.lose = false;
+  const raced = await writer.put("raced", bytes("raced"), { effectId: "raced" });
+  // Someone deletes the version between the handler's read and its compensating delete.
+  const racing = overriding(
+    service,
+    "delete",
+    async (...args: Parameters<ArtifactService["delete"]>) => {
+      await service.delete(...args);
+      return service.delete(...args);
+    },
+  );
+  advance(LEASE.leaseMs);
+  const report = await world.reconcile({ handler: artifactEffectHandler(racing), journal: peer });
+  expect(Object.fromEntries(report.settled.map((s) => [s.effectId, s.outcome]))).toEqual({
+    put: "compensated",
+    del: "committed",
+    raced: "compensated",
+  });
+  expect(report.failed).toEqual([]);
+  expect((await allVersions(service, SCOPE, "put")).map((meta) => meta.version)).toEqual([
+    newer.version,
+  ]);
+  expect(await journal.get("put")).toMatchObject({ receipt: put.receipt });
+  expect(await journal.get("del")).toMatchObject({ receipt: receiptOf(old) });
+  expect(await journal.get("raced")).toMatchObject({ receipt: raced.receipt });
+  expect(await versionCount(service, "raced")).toBe(0);
 }
 
 /** A pass claims at most `limit`; the rest is claimed by later passes, each orphan once. */
@@ -254,6 +299,8 @@ export function handlerLaws(options: EffectJournalConformanceOptions, it: Regist
     withWorld(options, backoffIsCapped));
   it("reconciler: an intended put is found by its key on any page of its name's versions; past maxPages nothing is deleted", () =>
     withWorld(options, versionsArePaged));
+  it("reconciler: a put's and a delete's recorded versions are judged, not their name's latest; a compensating delete that finds its version gone is compensated", () =>
+    withWorld(options, recordedVersionsAreJudged));
   it("reconciler: a pass claims at most its limit; later passes take the rest, each once", () =>
     withWorld(options, limitBoundsAPass));
   it("reconciler: a handler is cut off at the pass's time budget when it ends before the lease", () =>

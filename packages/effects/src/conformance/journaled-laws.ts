@@ -66,9 +66,15 @@ async function journaledInputs({ journal, peer, service }: World) {
     ...LEASE,
     correlation: { invocation: "default" },
   });
-  await expectField(() => writer.put("a", bytes("a"), { idempotencyKey: "k" }), "idempotencyKey");
-  await expectField(() => writer.put("a", "text" as never), "data");
-  await expectField(() => writer.delete("a", 1.5 as never), "selector");
+  // Refused before anything is recorded: no effect is left to reconcile.
+  await expectField(
+    () => writer.put("a", bytes("a"), { idempotencyKey: "k", effectId: "bad-key" }),
+    "idempotencyKey",
+  );
+  await expectField(() => writer.put("a", "text" as never, { effectId: "bad-data" }), "data");
+  await expectField(() => writer.delete("a", 1.5 as never, { effectId: "bad-sel" }), "selector");
+  for (const id of ["bad-key", "bad-data", "bad-sel"])
+    expect(await peer.get(id), id).toBeUndefined();
   const described = { mimeType: "text/plain", metadata: { n: 1 } };
   const one = await writer.put("a", bytes("same"), { effectId: "d1", ...described });
   const two = await writer.put("a", bytes("same"), { effectId: "d2", ...described });
@@ -78,17 +84,21 @@ async function journaledInputs({ journal, peer, service }: World) {
     metadata: { n: 2 },
     correlation: { invocation: "own" },
   });
+  await writer.put("a", bytes("same"), { effectId: "d5", ...described, mimeType: "text/html" });
   const four = await writer.put("a", bytes("same"), { effectId: "d4", metadata: { n: 1 } });
   const digest = async (id: string) => (await peer.get(id))?.requestDigest;
   expect(await digest("d1")).toBe(await digest("d2"));
   expect(await digest("d3"), "metadata is part of the request").not.toBe(await digest("d1"));
   expect(await digest("d4"), "the MIME type is part of the request").not.toBe(await digest("d1"));
+  expect(await digest("d5"), "so is its value").not.toBe(await digest("d1"));
   expect((await peer.get("d1"))?.correlation).toEqual({ invocation: "default" });
   expect((await peer.get("d3"))?.correlation).toEqual({ invocation: "own" });
   // A version number deletes that version, not the latest.
   const removed = await writer.delete("a", one.receipt.version, { effectId: "del-1" });
   expect(removed.receipt).toEqual(one.receipt);
   expect((await peer.get("del-1"))?.target).toEqual(one.receipt);
+  await writer.delete("a", two.receipt.version, { effectId: "del-2" });
+  expect(await digest("del-2"), "the version is part of a delete").not.toBe(await digest("del-1"));
   expect((await service.head(SCOPE, "a")).version).toBe(four.receipt.version);
   // A commit by another capability of the same owner reads the token back; others may not.
   const again = journalArtifacts(service, SCOPE, { journal: peer, ...LEASE });
@@ -99,6 +109,7 @@ async function journaledInputs({ journal, peer, service }: World) {
   const stranger = journalArtifacts(service, SCOPE, { journal, owner: "stranger", leaseMs: 1000 });
   expect(await refusalOf(() => stranger.commit(four.effectId), "stranger")).toMatchObject({
     code: "capability_denied",
+    detail: { effectId: four.effectId, owner: LEASE.owner },
   });
   expect(await refusalOf(() => again.commit("nobody"), "unknown")).toMatchObject({
     code: "not_found",
@@ -118,6 +129,7 @@ async function reconcilerOptions(world: World) {
     ["retry.attempts", { retry: { ...retry, attempts: 0 } }],
     ["retry.backoffMs", { retry: { ...retry, backoffMs: 0 } }],
     ["retry.extra", { retry: { ...retry, extra: 1 } }],
+    ["retry.maxBackoffMs", { retry: { ...retry, maxBackoffMs: 0 } }],
     ["limit", { limit: 0 }],
     ["timeBudgetMs", { timeBudgetMs: 0 }],
     ["reconcileOptions.extra", { extra: 1 }],
@@ -125,6 +137,13 @@ async function reconcilerOptions(world: World) {
     await expectField(() => world.reconcile(overrides as never), field);
   }
   await expectField(() => world.reconcile({ handler: {} as EffectHandler }), "handler");
+  await expectField(() => world.reconcile({ handler: null as never }), "handler");
+  // Without a clock the reconciler runs on the wall clock.
+  expect(await world.reconcile({ clock: undefined, handler })).toEqual({
+    settled: [],
+    failed: [],
+    deferred: [],
+  });
   await expectField(async () => artifactEffectHandler(service, { decide: 1 as never }), "decide");
   await expectField(async () => artifactEffectHandler(service, { maxPages: 0 }), "maxPages");
   await expectField(

@@ -3,6 +3,7 @@ import { expect } from "vitest";
 import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
 import type { TerminalPhase } from "../types.js";
+import { expectExplained } from "./refusal-laws.js";
 import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
 import {
   bytes,
@@ -20,6 +21,7 @@ async function pending(promise: Promise<unknown>): Promise<void> {
     (caught: unknown) => caught,
   );
   expect(isArtifactError(error, "effect_pending_reconciliation"), String(error)).toBe(true);
+  expectExplained(error as Error, "effect_pending_reconciliation");
 }
 
 /** What the journal says of each id: its phase and its lease's holder. */

@@ -1,7 +1,7 @@
 import { type ArtifactErrorCode, isArtifactError } from "@artifact-kit/core";
 import { expect } from "vitest";
 import type { EffectJournal, EffectReceipt, EffectRecord } from "../types.js";
-import { refusalOf } from "./refusal-laws.js";
+import { expectExplained, refusalOf } from "./refusal-laws.js";
 import {
   type EffectJournalConformanceOptions,
   intent,
@@ -148,6 +148,7 @@ function expectOutcome(
   else if (letter === "-") expect(outcome, what).toEqual({ value: [] });
   else {
     const codes = REFUSALS[letter ?? ""] ?? [];
+    if (outcome.error instanceof Error) expectExplained(outcome.error, what);
     expect(
       codes.some((code) => isArtifactError(outcome.error, code)),
       `${what}: ${String(outcome.error ?? "accepted")}`,

@@ -16,9 +16,11 @@ export interface World extends JournalSubject {
   readonly clock: () => number;
   /** One reconciler pass through `journal` (default: the subject's first handle). */
   reconcile(
-    options?: Partial<Omit<ReconcileOptions, "retry">> & {
+    options?: Partial<Omit<ReconcileOptions, "retry" | "clock">> & {
       /** undefined: the reconciler's own default policy, not the kit's. */
       retry?: ReconcileOptions["retry"] | undefined;
+      /** undefined: the reconciler's default, the wall clock, not the kit's. */
+      clock?: ReconcileOptions["clock"] | undefined;
       journal?: EffectJournal;
       handler?: EffectHandler;
     },
@@ -69,7 +71,7 @@ export function withWorld(
             leaseMs: 1000,
             retry: RETRY,
             clock,
-            // An explicit retry: undefined stays: the reconciler reads it as its default.
+            // An explicit retry or clock undefined stays: the reconciler reads it as its default.
             ...(overrides as Partial<ReconcileOptions>),
           }),
       });
