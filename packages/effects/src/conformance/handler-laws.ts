@@ -11,6 +11,7 @@ import { artifactEffectHandler } from "../artifact-handler.js";
 import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
 import type { EffectRecord } from "../types.js";
+import { refusalOf } from "./refusal-laws.js";
 import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
 import {
   bytes,
@@ -204,6 +205,13 @@ async function versionsArePaged(world: World) {
   const refused = await world.reconcile({ handler: short });
   expect(refused.failed.map((f) => f.effectId)).toEqual(["lost"]);
   expect(refused.failed[0]?.error).toMatch(/maxPages/);
+  // Called directly, the handler names the bound it hit.
+  const record = (await journal.get("lost")) as EffectRecord;
+  const direct = await refusalOf(
+    () => short.reconcile(record, new AbortController().signal),
+    "maxPages",
+  );
+  expect(direct).toMatchObject({ code: "overloaded", detail: { limit: "max_pages", bound: 2 } });
   expect(await allVersions(service, SCOPE, "many")).toHaveLength(all.length);
   advance(RETRY.backoffMs);
   const report = await world.reconcile({ handler: artifactEffectHandler(paged) });

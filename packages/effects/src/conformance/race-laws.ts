@@ -71,10 +71,23 @@ async function prunesClaimsAndReadsAtOnce(
   }
   expect(prunedA.pruned + prunedB.pruned, "effects pruned").toBe(SETTLED);
   const left = await peer.list();
+  expect(left.every((record) => record.lease.fencingToken === 2)).toBe(true);
   expect(left.map((record) => record.effectId).sort(), "left after the prunes").toEqual(
     [...orphans].sort(),
   );
-  for (const record of left) expect(record.lease.fencingToken, record.effectId).toBe(2);
+  // Each claimer settles what it won: the lease it won is the one the settled record keeps,
+  // whatever the losing claimer's handle remembers of its attempt.
+  for (const [handle, won] of [
+    [journal, claimedA],
+    [peer, claimedB],
+  ] as const) {
+    for (const record of won) {
+      await handle.settle(record.effectId, record.lease.fencingToken, "not_applied");
+      const stored = await peer.get(record.effectId);
+      expect(stored?.lease, `${record.effectId}: the winner's lease`).toEqual(record.lease);
+      expect(stored?.phase).toBe("not_applied");
+    }
+  }
   for (const id of settled) expect(await journal.get(id), `${id} came back`).toBeUndefined();
 }
 
@@ -90,6 +103,6 @@ function expectAsBeforeOrClaimed(
 }
 
 export function raceLaws(options: EffectJournalConformanceOptions, it: Register): void {
-  it(`races: ${SETTLED} prunable and ${ORPHANS} orphaned effects pruned, claimed, listed and read at once through both handles`, () =>
+  it(`races: ${SETTLED} prunable and ${ORPHANS} orphaned effects pruned, claimed, listed and read at once through both handles; each claim's winner keeps its lease`, () =>
     withJournal(options, prunesClaimsAndReadsAtOnce));
 }
