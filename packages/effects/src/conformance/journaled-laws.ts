@@ -111,9 +111,9 @@ async function journaledInputs({ journal, peer, service }: World) {
     code: "capability_denied",
     detail: { effectId: four.effectId, owner: LEASE.owner },
   });
-  expect(await refusalOf(() => again.commit("nobody"), "unknown")).toMatchObject({
-    code: "not_found",
-  });
+  const unknown = await refusalOf(() => again.commit("nobody"), "unknown");
+  expect(unknown).toMatchObject({ code: "not_found", detail: { effectId: "nobody" } });
+  expect((unknown as Error).message, "a not_found names the effect").toContain("nobody");
   expect((await stranger.commit(two.effectId))[0]?.phase, "committing again is a no-op").toBe(
     "committed",
   );

@@ -149,6 +149,8 @@ function expectOutcome(
   else {
     const codes = REFUSALS[letter ?? ""] ?? [];
     if (outcome.error instanceof Error) expectExplained(outcome.error, what);
+    // The one invalid_argument here: a commit without a receipt to keep.
+    if (letter === "I") expect(outcome.error, what).toMatchObject({ detail: { field: "receipt" } });
     expect(
       codes.some((code) => isArtifactError(outcome.error, code)),
       `${what}: ${String(outcome.error ?? "accepted")}`,
