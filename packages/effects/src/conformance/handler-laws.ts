@@ -4,7 +4,6 @@ import {
   type ArtifactService,
   allVersions,
   isArtifactError,
-  sha256Hex,
 } from "@artifact-kit/core";
 import { expect } from "vitest";
 import { artifactEffectHandler } from "../artifact-handler.js";
@@ -12,7 +11,13 @@ import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
 import type { EffectRecord } from "../types.js";
 import { refusalOf } from "./refusal-laws.js";
-import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
+import {
+  type EffectJournalConformanceOptions,
+  intent,
+  LEASE,
+  type Register,
+  SCOPE,
+} from "./support.js";
 import {
   bytes,
   lossyService,
@@ -64,14 +69,7 @@ async function leavePending(world: World) {
   lossy.state.lose = false;
   const target = receiptOf(await service.head(SCOPE, "del-never"));
   await journal.intend(
-    {
-      effectId: "del-never",
-      operation: "delete",
-      scope: SCOPE,
-      name: "del-never",
-      requestDigest: sha256Hex("d"),
-      target,
-    },
+    intent("del-never", { operation: "delete", name: "del-never", target }),
     LEASE,
   );
   const wanted = {
@@ -154,10 +152,7 @@ async function outagesAreRetriedNeverGuessed(world: World) {
 /** Backoffs double per failure, stop growing at maxBackoffMs, and end at retry.attempts. */
 async function backoffIsCapped(world: World) {
   const { journal, peer, advance, clock } = world;
-  await journal.intend(
-    { effectId: "down", operation: "put", scope: SCOPE, name: "n", requestDigest: sha256Hex("n") },
-    LEASE,
-  );
+  await journal.intend(intent("down", { name: "n" }), LEASE);
   const retry = { attempts: 5, backoffMs: 100, maxBackoffMs: 250 };
   const failing: EffectHandler = {
     async reconcile() {
@@ -270,10 +265,7 @@ async function limitBoundsAPass(world: World) {
   const { journal, advance } = world;
   const ids = ["l0", "l1", "l2", "l3", "l4"];
   for (const id of ids) {
-    await journal.intend(
-      { effectId: id, operation: "put", scope: SCOPE, name: id, requestDigest: sha256Hex(id) },
-      LEASE,
-    );
+    await journal.intend(intent(id, { name: id }), LEASE);
   }
   advance(LEASE.leaseMs);
   const counts: number[] = [];
@@ -286,10 +278,7 @@ async function limitBoundsAPass(world: World) {
 /** A handler still running at the pass's budget end is cut off there when the lease ends later. */
 async function budgetCutsOffAHandler(world: World) {
   const { journal, advance } = world;
-  await journal.intend(
-    { effectId: "slow", operation: "put", scope: SCOPE, name: "n", requestDigest: sha256Hex("n") },
-    LEASE,
-  );
+  await journal.intend(intent("slow", { name: "n" }), LEASE);
   advance(LEASE.leaseMs);
   // Deaf to the abort signal: the cut-off must not depend on the handler's cooperation.
   const hanging: EffectHandler = { reconcile: () => new Promise(() => {}) };
