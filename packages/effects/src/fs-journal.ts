@@ -290,13 +290,22 @@ export class FsEffectJournal extends JournalBase {
     }
   }
 
-  /** Moves the effect out of sight in one rename, then deletes it at leisure. */
-  protected remove(effectId: string): Promise<void> {
+  /**
+   * Moves the effect out of sight in one rename, then deletes it at leisure. Of processes
+   * pruning one effect at once, one rename wins; the others find it gone.
+   */
+  protected remove(effectId: string): Promise<boolean> {
     return this.#io("prune", async () => {
       const doomed = join(this.#trash, `${effectId}.${randomUUID()}`);
-      await rename(join(this.#effects, effectId), doomed);
+      try {
+        await rename(join(this.#effects, effectId), doomed);
+      } catch (error) {
+        if (errorCode(error) === "ENOENT") return false;
+        throw error;
+      }
       await syncDirectory(this.#effects);
       await rm(doomed, { recursive: true, force: true });
+      return true;
     });
   }
 

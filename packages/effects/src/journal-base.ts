@@ -103,7 +103,11 @@ export abstract class JournalBase implements EffectJournal {
       if (stored !== undefined) yield stored.record;
     }
   }
-  protected abstract remove(effectId: string): Promise<void>;
+  /**
+   * Removes the effect; false when it was already gone (another handle or process pruned it
+   * first), so that only the pruner that removed an effect counts it.
+   */
+  protected abstract remove(effectId: string): Promise<boolean>;
   /**
    * Removes up to `limit` leftovers of writes that died midway (staged files, half-pruned
    * effects) last touched before `olderThan`; nothing any record refers to.
@@ -231,8 +235,7 @@ export abstract class JournalBase implements EffectJournal {
       const stored = await this.read(effectId);
       if (stored === undefined || !isPrunable(stored.record, olderThan)) continue;
       this.#held.delete(effectId);
-      await this.remove(effectId);
-      pruned++;
+      if (await this.remove(effectId)) pruned++;
     }
     return pruned;
   }

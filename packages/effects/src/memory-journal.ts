@@ -40,8 +40,8 @@ export class MemoryEffectJournal extends JournalBase {
     yield* [...this.#records.keys()];
   }
 
-  protected async remove(effectId: string): Promise<void> {
-    this.#records.delete(effectId);
+  protected async remove(effectId: string): Promise<boolean> {
+    return this.#records.delete(effectId);
   }
 
   /** Nothing is ever left over in memory. */

@@ -11,7 +11,16 @@ import { RECONCILER_MUTANTS } from "./mutants/reconcilers.js";
 // The journal kit is itself tested: each mutant breaks one rule, passes every law the kit had
 // before its time, value-domain, scale and reconciler laws, and fails at least one of those.
 
-const NEW_FAMILIES = ["time:", "domain:", "scale:", "reconciler:", "refusals:", "journaled:"];
+const NEW_FAMILIES = [
+  "time:",
+  "domain:",
+  "scale:",
+  "reconciler:",
+  "refusals:",
+  "journaled:",
+  "states:",
+  "races:",
+];
 const isNew = (name: string) => NEW_FAMILIES.some((family) => name.startsWith(family));
 
 async function failures(options: EffectJournalConformanceOptions, only: (name: string) => boolean) {

@@ -166,8 +166,13 @@ export class PostgresEffectJournal extends JournalBase {
     return rows.length;
   }
 
-  protected async remove(effectId: string): Promise<void> {
-    await this.#query("prune", `DELETE FROM ${this.#table} WHERE effect_id = $1`, [effectId]);
+  protected async remove(effectId: string): Promise<boolean> {
+    const rows = await this.#query(
+      "prune",
+      `DELETE FROM ${this.#table} WHERE effect_id = $1 RETURNING 1`,
+      [effectId],
+    );
+    return rows.length > 0;
   }
 
   /** A transaction leaves nothing behind when it dies midway. */

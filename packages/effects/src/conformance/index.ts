@@ -1,10 +1,13 @@
 import { describe, it } from "vitest";
 import { domainLaws } from "./domain-laws.js";
+import { handlerLaws } from "./handler-laws.js";
 import { journalLaws } from "./journal-laws.js";
 import { journaledLaws } from "./journaled-laws.js";
+import { raceLaws } from "./race-laws.js";
 import { reconcileLaws } from "./reconcile-laws.js";
 import { refusalLaws } from "./refusal-laws.js";
 import { scaleLaws } from "./scale-laws.js";
+import { stateLaws } from "./state-laws.js";
 import type { EffectJournalConformanceOptions, Register } from "./support.js";
 import { timeLaws } from "./time-laws.js";
 
@@ -23,8 +26,11 @@ function registerLaws(options: EffectJournalConformanceOptions, it: Register): v
   domainLaws(options, it);
   scaleLaws(options, it);
   reconcileLaws(options, it);
+  handlerLaws(options, it);
   refusalLaws(options, it);
   journaledLaws(options, it);
+  stateLaws(options, it);
+  raceLaws(options, it);
 }
 
 /** Registers the effect-journal conformance kit as a vitest suite. */

@@ -10,12 +10,10 @@ import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
 import { expectField, refusalOf } from "./refusal-laws.js";
 import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
-import { overriding, type World, withWorld } from "./world.js";
+import { bytes, lossyService, overriding, receiptOf, type World, withWorld } from "./world.js";
 
 // Journaled writes, the reconciler's options and the artifact handler's choices: what each
 // accepts, refuses and records.
-
-const bytes = (text: string) => new TextEncoder().encode(text);
 
 /** Failures that, by the service contract, changed nothing (journaled.ts lists the same). */
 const NOTHING_CHANGED = [
@@ -68,9 +66,15 @@ async function journaledInputs({ journal, peer, service }: World) {
     ...LEASE,
     correlation: { invocation: "default" },
   });
-  await expectField(() => writer.put("a", bytes("a"), { idempotencyKey: "k" }), "idempotencyKey");
-  await expectField(() => writer.put("a", "text" as never), "data");
-  await expectField(() => writer.delete("a", 1.5 as never), "selector");
+  // Refused before anything is recorded: no effect is left to reconcile.
+  await expectField(
+    () => writer.put("a", bytes("a"), { idempotencyKey: "k", effectId: "bad-key" }),
+    "idempotencyKey",
+  );
+  await expectField(() => writer.put("a", "text" as never, { effectId: "bad-data" }), "data");
+  await expectField(() => writer.delete("a", 1.5 as never, { effectId: "bad-sel" }), "selector");
+  for (const id of ["bad-key", "bad-data", "bad-sel"])
+    expect(await peer.get(id), id).toBeUndefined();
   const described = { mimeType: "text/plain", metadata: { n: 1 } };
   const one = await writer.put("a", bytes("same"), { effectId: "d1", ...described });
   const two = await writer.put("a", bytes("same"), { effectId: "d2", ...described });
@@ -80,17 +84,21 @@ async function journaledInputs({ journal, peer, service }: World) {
     metadata: { n: 2 },
     correlation: { invocation: "own" },
   });
+  await writer.put("a", bytes("same"), { effectId: "d5", ...described, mimeType: "text/html" });
   const four = await writer.put("a", bytes("same"), { effectId: "d4", metadata: { n: 1 } });
   const digest = async (id: string) => (await peer.get(id))?.requestDigest;
   expect(await digest("d1")).toBe(await digest("d2"));
   expect(await digest("d3"), "metadata is part of the request").not.toBe(await digest("d1"));
   expect(await digest("d4"), "the MIME type is part of the request").not.toBe(await digest("d1"));
+  expect(await digest("d5"), "so is its value").not.toBe(await digest("d1"));
   expect((await peer.get("d1"))?.correlation).toEqual({ invocation: "default" });
   expect((await peer.get("d3"))?.correlation).toEqual({ invocation: "own" });
   // A version number deletes that version, not the latest.
   const removed = await writer.delete("a", one.receipt.version, { effectId: "del-1" });
   expect(removed.receipt).toEqual(one.receipt);
   expect((await peer.get("del-1"))?.target).toEqual(one.receipt);
+  await writer.delete("a", two.receipt.version, { effectId: "del-2" });
+  expect(await digest("del-2"), "the version is part of a delete").not.toBe(await digest("del-1"));
   expect((await service.head(SCOPE, "a")).version).toBe(four.receipt.version);
   // A commit by another capability of the same owner reads the token back; others may not.
   const again = journalArtifacts(service, SCOPE, { journal: peer, ...LEASE });
@@ -101,10 +109,11 @@ async function journaledInputs({ journal, peer, service }: World) {
   const stranger = journalArtifacts(service, SCOPE, { journal, owner: "stranger", leaseMs: 1000 });
   expect(await refusalOf(() => stranger.commit(four.effectId), "stranger")).toMatchObject({
     code: "capability_denied",
+    detail: { effectId: four.effectId, owner: LEASE.owner },
   });
-  expect(await refusalOf(() => again.commit("nobody"), "unknown")).toMatchObject({
-    code: "not_found",
-  });
+  const unknown = await refusalOf(() => again.commit("nobody"), "unknown");
+  expect(unknown).toMatchObject({ code: "not_found", detail: { effectId: "nobody" } });
+  expect((unknown as Error).message, "a not_found names the effect").toContain("nobody");
   expect((await stranger.commit(two.effectId))[0]?.phase, "committing again is a no-op").toBe(
     "committed",
   );
@@ -120,6 +129,7 @@ async function reconcilerOptions(world: World) {
     ["retry.attempts", { retry: { ...retry, attempts: 0 } }],
     ["retry.backoffMs", { retry: { ...retry, backoffMs: 0 } }],
     ["retry.extra", { retry: { ...retry, extra: 1 } }],
+    ["retry.maxBackoffMs", { retry: { ...retry, maxBackoffMs: 0 } }],
     ["limit", { limit: 0 }],
     ["timeBudgetMs", { timeBudgetMs: 0 }],
     ["reconcileOptions.extra", { extra: 1 }],
@@ -127,6 +137,13 @@ async function reconcilerOptions(world: World) {
     await expectField(() => world.reconcile(overrides as never), field);
   }
   await expectField(() => world.reconcile({ handler: {} as EffectHandler }), "handler");
+  await expectField(() => world.reconcile({ handler: null as never }), "handler");
+  // Without a clock the reconciler runs on the wall clock.
+  expect(await world.reconcile({ clock: undefined, handler })).toEqual({
+    settled: [],
+    failed: [],
+    deferred: [],
+  });
   await expectField(async () => artifactEffectHandler(service, { decide: 1 as never }), "decide");
   await expectField(async () => artifactEffectHandler(service, { maxPages: 0 }), "maxPages");
   await expectField(
@@ -194,6 +211,68 @@ async function decidedCommitKeepsTheVersion(world: World) {
   expect((await service.head(SCOPE, "kept")).version).toBe(kept.receipt.version);
 }
 
+/** The service, which runs `then` once, right after the first head it answers. */
+function afterFirstHead(service: ArtifactService, then: () => Promise<unknown>): ArtifactService {
+  let first = true;
+  return overriding(service, "head", async (...args: Parameters<ArtifactService["head"]>) => {
+    const meta = await service.head(...args);
+    if (first) {
+      first = false;
+      await then();
+    }
+    return meta;
+  });
+}
+
+/**
+ * A delete records the version it read and removes exactly that one, whatever lands or goes
+ * between its read and its call; a retry of a journaled write under its effect id writes
+ * nothing more; a lease too short for any call is refused before the call.
+ */
+async function writesBetweenTheirSteps(world: World) {
+  const { journal, peer, service } = world;
+  const first = await service.put(SCOPE, "moving", bytes("first"));
+  const newer = afterFirstHead(service, () => service.put(SCOPE, "moving", bytes("newer")));
+  const writer = journalArtifacts(newer, SCOPE, { journal, ...LEASE });
+  const deleted = await writer.delete("moving", "latest", { effectId: "del-read" });
+  expect(deleted.receipt).toEqual(receiptOf(first));
+  expect((await peer.get("del-read"))?.target).toEqual(receiptOf(first));
+  const left = await service.listVersions(SCOPE, "moving");
+  expect(left.items.map((meta) => meta.sha256)).toEqual([sha256Hex("newer")]);
+
+  const gone = await service.put(SCOPE, "gone", bytes("gone"));
+  const racing = afterFirstHead(service, () => service.delete(SCOPE, "gone", gone.version));
+  const late = journalArtifacts(racing, SCOPE, { journal, ...LEASE });
+  const refused = await refusalOf(
+    () => late.delete("gone", "latest", { effectId: "del-gone" }),
+    "gone",
+  );
+  expect(isArtifactError(refused, "not_found"), String(refused)).toBe(true);
+  expect(await peer.get("del-gone")).toMatchObject({
+    phase: "not_applied",
+    target: receiptOf(gone),
+  });
+
+  // Retried under the same effect id after a lost reply: refused before reaching the service.
+  const lossy = lossyService(service);
+  const retrying = journalArtifacts(lossy.service, SCOPE, { journal, ...LEASE });
+  lossy.state.lose = true;
+  await refusalOf(() => retrying.put("once", bytes("once"), { effectId: "put-once" }), "lost");
+  lossy.state.lose = false;
+  await expectField(
+    () => retrying.put("once", bytes("once"), { effectId: "put-once" }),
+    "effectId",
+  );
+  expect((await service.listVersions(SCOPE, "once")).items).toHaveLength(1);
+  expect((await peer.get("put-once"))?.phase).toBe("intended");
+
+  // Four fifths of a 1 ms lease is no time at all: the call is never made.
+  const hasty = journalArtifacts(service, SCOPE, { journal, owner: "hasty", leaseMs: 1 });
+  await expectField(() => hasty.put("hasty", bytes("x"), { effectId: "hasty" }), "leaseMs");
+  expect(await peer.get("hasty")).toMatchObject({ phase: "not_applied" });
+  await refusalOf(() => service.head(SCOPE, "hasty"), "the hasty put landed");
+}
+
 export function journaledLaws(options: EffectJournalConformanceOptions, it: Register): void {
   it("journaled: a put the service refused changed nothing and is not_applied; any other failure is pending", () =>
     withWorld(options, refusedPutsAreNotApplied));
@@ -205,4 +284,6 @@ export function journaledLaws(options: EffectJournalConformanceOptions, it: Regi
     withWorld(options, defaultsAndCutOff));
   it("journaled: decide keeps a live put's version; a recorded version already deleted is compensated unasked", () =>
     withWorld(options, decidedCommitKeepsTheVersion));
+  it("journaled: a delete removes the version it recorded whatever lands or goes meanwhile; a retried effect id writes nothing more; a lease too short is refused before the call", () =>
+    withWorld(options, writesBetweenTheirSteps));
 }

@@ -1,17 +1,19 @@
-import { type ArtifactMeta, allNames, isArtifactError, sha256Hex } from "@artifact-kit/core";
+import { allNames, isArtifactError, sha256Hex } from "@artifact-kit/core";
 import { expect } from "vitest";
 import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
-import type { EffectReceipt, TerminalPhase } from "../types.js";
+import type { TerminalPhase } from "../types.js";
+import { expectExplained } from "./refusal-laws.js";
 import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
-import { lossyService, RETRY, unrecordingJournal, type World, withWorld } from "./world.js";
-
-const bytes = (text: string) => new TextEncoder().encode(text);
-const receiptOf = ({ version, sha256, size }: ArtifactMeta): EffectReceipt => ({
-  version,
-  sha256,
-  size,
-});
+import {
+  bytes,
+  lossyService,
+  RETRY,
+  receiptOf,
+  unrecordingJournal,
+  type World,
+  withWorld,
+} from "./world.js";
 
 async function pending(promise: Promise<unknown>): Promise<void> {
   const error = await promise.then(
@@ -19,6 +21,7 @@ async function pending(promise: Promise<unknown>): Promise<void> {
     (caught: unknown) => caught,
   );
   expect(isArtifactError(error, "effect_pending_reconciliation"), String(error)).toBe(true);
+  expectExplained(error as Error, "effect_pending_reconciliation");
 }
 
 /** What the journal says of each id: its phase and its lease's holder. */

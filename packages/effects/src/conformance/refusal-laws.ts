@@ -21,7 +21,15 @@ export async function refusalOf(call: () => Promise<unknown>, what: string): Pro
     (caught: unknown) => caught,
   );
   expect(error, `${what}: expected a refusal`).toBeDefined();
+  if (isArtifactError(error)) expectExplained(error, what);
   return error;
+}
+
+/** An error tells a person why: a message that is more than the field it names. */
+export function expectExplained(error: Error & { detail?: { field?: unknown } }, what: string) {
+  const field = error.detail?.field;
+  const said = typeof field === "string" ? error.message.replace(`${field}:`, "") : error.message;
+  expect(said.trim(), `${what}: the error's message says nothing`).not.toBe("");
 }
 
 /** `call` fails with invalid_argument naming `field` in detail.field. */
@@ -53,6 +61,7 @@ function badCalls(journal: EffectJournal): Array<[field: string, call: () => Pro
     ["correlation", () => put({ correlation: null })],
     ["correlation", () => put({ correlation: entries(17) })],
     ["correlation.k", () => put({ correlation: { k: 7 } })],
+    ["correlation", () => put({ correlation: { ["k".repeat(257)]: "v" } })],
     ["intent.extra", () => put({ extra: 1 })],
     ["owner", () => journal.intend(ok, { owner: "", leaseMs: 10 })],
     ["leaseMs", () => journal.intend(ok, { owner: "w", leaseMs: 0 })],
@@ -66,6 +75,8 @@ function badCalls(journal: EffectJournal): Array<[field: string, call: () => Pro
     ],
     ["olderThan", () => journal.prune({ olderThan: -1, limit: 1 })],
     ["limit", () => journal.prune({ olderThan: 0, limit: 0 })],
+    ["prune.extra", () => journal.prune({ olderThan: 0, limit: 1, extra: 1 } as never)],
+    ["effectId", () => journal.intend(intent("e1"), LEASE)],
     ["retryAfterMs", () => journal.recordFailure("e1", 1, "x", 0)],
     ["effectId", () => journal.get("a b")],
   ];
@@ -82,6 +93,12 @@ async function refusalsNameTheirField({ journal }: JournalSubject) {
 async function refusalsNameTheEffect({ journal }: JournalSubject, advance: (ms: number) => void) {
   const absent = await refusalOf(() => journal.settle("absent", 1, "not_applied"), "absent");
   expect(absent).toMatchObject({ code: "not_found", detail: { effectId: "absent" } });
+  const messageOf = (error: unknown) => (error as Error).message;
+  expect(messageOf(absent), "a not_found names the effect").toContain("absent");
+  const duplicate = await journal.intend(intent("twice"), LEASE);
+  const again = await refusalOf(() => journal.intend(intent("twice"), LEASE), "twice");
+  expect(messageOf(again), "a duplicate names the effect").toContain("twice");
+  await journal.settle("twice", duplicate.lease.fencingToken, "not_applied");
   await journal.intend(intent("e1"), LEASE);
   advance(LEASE.leaseMs);
   await journal.claimOrphans({ owner: "r", leaseMs: 10, limit: 1, maxAttempts: 1 });
@@ -90,12 +107,16 @@ async function refusalsNameTheEffect({ journal }: JournalSubject, advance: (ms: 
     code: "capability_denied",
     detail: { effectId: "e1", fencingToken: 1, currentToken: 2 },
   });
+  expect(messageOf(stale), "a stale token's refusal names the effect").toContain("e1");
   await journal.settle("e1", 2, "not_applied");
   const settled = await refusalOf(() => journal.settle("e1", 2, "committed", RECEIPT), "settled");
   expect(settled).toMatchObject({
     code: "capability_denied",
     detail: { effectId: "e1", phase: "not_applied" },
   });
+  expect(messageOf(settled), "a settled effect's refusal names it and its phase").toMatch(
+    /e1.*not_applied/,
+  );
   const retried = await refusalOf(() => journal.recordFailure("e1", 2, "late", 1), "retry");
   expect(retried).toMatchObject({ code: "capability_denied" });
 }

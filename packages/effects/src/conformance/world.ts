@@ -1,7 +1,7 @@
-import type { ArtifactService } from "@artifact-kit/core";
+import type { ArtifactMeta, ArtifactService } from "@artifact-kit/core";
 import { artifactEffectHandler } from "../artifact-handler.js";
 import type { EffectHandler, ReconcileOptions, ReconcileReport } from "../reconcile.js";
-import type { EffectJournal, EffectRecord } from "../types.js";
+import type { EffectJournal, EffectReceipt, EffectRecord } from "../types.js";
 import {
   type EffectJournalConformanceOptions,
   type JournalSubject,
@@ -16,9 +16,11 @@ export interface World extends JournalSubject {
   readonly clock: () => number;
   /** One reconciler pass through `journal` (default: the subject's first handle). */
   reconcile(
-    options?: Partial<Omit<ReconcileOptions, "retry">> & {
+    options?: Partial<Omit<ReconcileOptions, "retry" | "clock">> & {
       /** undefined: the reconciler's own default policy, not the kit's. */
       retry?: ReconcileOptions["retry"] | undefined;
+      /** undefined: the reconciler's default, the wall clock, not the kit's. */
+      clock?: ReconcileOptions["clock"] | undefined;
       journal?: EffectJournal;
       handler?: EffectHandler;
     },
@@ -26,6 +28,15 @@ export interface World extends JournalSubject {
   /** The effect ids the default handler was asked to judge, in order. */
   readonly judged: string[];
 }
+
+export const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** What a journal keeps of a version. */
+export const receiptOf = ({ version, sha256, size }: ArtifactMeta): EffectReceipt => ({
+  version,
+  sha256,
+  size,
+});
 
 export const RETRY = { attempts: 3, backoffMs: 100, maxBackoffMs: 1000 };
 
@@ -60,7 +71,7 @@ export function withWorld(
             leaseMs: 1000,
             retry: RETRY,
             clock,
-            // An explicit retry: undefined stays: the reconciler reads it as its default.
+            // An explicit retry or clock undefined stays: the reconciler reads it as its default.
             ...(overrides as Partial<ReconcileOptions>),
           }),
       });

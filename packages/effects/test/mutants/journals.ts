@@ -1,4 +1,4 @@
-import { invalidArgument } from "@artifact-kit/core";
+import { invalidArgument, isArtifactError } from "@artifact-kit/core";
 import { MemoryEffectJournal } from "@artifact-kit/effects";
 import {
   applyClaim,
@@ -81,6 +81,13 @@ export class PrunesByCreation extends PruningJournal {
   }
 }
 
+/** Counts every effect it tried to remove, also those another pruner removed first. */
+export class PruneCountsOthersRemovals extends PruningJournal {
+  protected prunable(record: EffectRecord, olderThan: number) {
+    return record.updatedAt < olderThan;
+  }
+}
+
 /** Forwards every call; each mutant below overrides the one thing it breaks. */
 class ForwardingJournal implements EffectJournal {
   constructor(protected readonly inner: EffectJournal) {}
@@ -140,6 +147,16 @@ export class CaseInsensitiveIds extends ForwardingJournal {
   }
 }
 
+/** A closed handle answers a claim with nothing instead of refusing it. */
+export class ClaimsAfterClose extends ForwardingJournal {
+  override async claimOrphans(...args: Parameters<EffectJournal["claimOrphans"]>) {
+    return this.inner.claimOrphans(...args).catch((error: unknown) => {
+      if (isArtifactError(error, "closed")) return [];
+      throw error;
+    });
+  }
+}
+
 export const JOURNAL_MUTANTS: Readonly<Record<string, (clock: () => number) => EffectJournal>> = {
   "a lease is claimable 1 ms early": (clock) => new ClaimsOneMsEarly({ clock }),
   "a claim scans one page of 1,000": (clock) => new ClaimScansOnePage({ clock }),
@@ -148,4 +165,8 @@ export const JOURNAL_MUTANTS: Readonly<Record<string, (clock: () => number) => E
   'correlation drops "__proto__"': (clock) =>
     new AssignsCorrelation(new MemoryEffectJournal({ clock })),
   "effect ids ignore case": (clock) => new CaseInsensitiveIds(new MemoryEffectJournal({ clock })),
+  "prune counts effects another pruner removed": (clock) =>
+    new PruneCountsOthersRemovals({ clock }),
+  "a closed handle claims nothing instead of refusing": (clock) =>
+    new ClaimsAfterClose(new MemoryEffectJournal({ clock })),
 };

@@ -41,4 +41,23 @@ export const RECONCILER_MUTANTS: Readonly<Record<string, Reconcile>> = {
       ...options,
       ...(options.retry && { retry: { ...options.retry, maxBackoffMs: options.retry.backoffMs } }),
     }),
+  // A judgement that failed (the service could not be read) is taken as "nothing happened".
+  "a failed judgement is settled not_applied": (journal, handler, options) =>
+    reconcile(
+      journal,
+      {
+        reconcile: (effect, signal) =>
+          handler.reconcile(effect, signal).catch(() => ({ outcome: "not_applied" as const })),
+      },
+      options,
+    ),
+  // The pass takes a whole batch whatever its limit.
+  "the pass claims past its limit": (journal, handler, options) =>
+    reconcile(journal, handler, { ...options, limit: journal.capabilities().limits.maxBatch }),
+  // The backoff doubles without bound.
+  "the backoff has no cap": (journal, handler, options) =>
+    reconcile(journal, handler, {
+      ...options,
+      ...(options.retry && { retry: { ...options.retry, maxBackoffMs: 2 ** 40 } }),
+    }),
 };
