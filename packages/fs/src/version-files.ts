@@ -233,14 +233,18 @@ export async function openVersion(
     return undefined;
   }
   try {
-    if (data.size !== meta.size) {
+    // A put writes its payload in place before it publishes the metadata: the file may have
+    // been opened while it was still being written, and the metadata read once published.
+    // Then the same file is whole now; only a size that still differs is damage.
+    const size = data.size === meta.size ? data.size : (await data.handle.stat()).size;
+    if (size !== meta.size) {
       throw corruptArtifact(
-        `the data file holds ${data.size} bytes, the metadata says ${meta.size}`,
+        `the data file holds ${size} bytes, the metadata says ${meta.size}`,
         detail,
       );
     }
     const blocks = withBlocks ? await readBlocks(at.dir, meta) : undefined;
-    return { meta, data, blocks };
+    return { meta, data: { handle: data.handle, size }, blocks };
   } catch (error) {
     await data.handle.close();
     throw error;

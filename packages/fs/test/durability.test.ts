@@ -110,6 +110,39 @@ describe("reservations and block digests", () => {
   });
 });
 
+describe("a payload written in place", () => {
+  it("opened while its put was still writing it and read once published, reads whole", async () => {
+    const root = await freshRoot();
+    const service = await openOn(root);
+    const data = dataOf(64 * 1024, 5);
+    await service.put(SCOPE, "x", data);
+    // The interleaving of a get with a put of the same version: the data file's size is
+    // taken while the put is still writing it, the metadata read once it is published.
+    const { data: path } = fsArtifactPaths(root, SCOPE, "x", 1);
+    const half = data.byteLength / 2;
+    await writeFile(path, data.subarray(0, half));
+    const probe = await open(root, "r");
+    const prototype = Object.getPrototypeOf(probe) as { stat(): Promise<{ size: number }> };
+    await probe.close();
+    const { stat: original } = prototype;
+    let finished = false;
+    prototype.stat = async function (this: unknown) {
+      const stats = await original.call(this);
+      if (!finished && stats.size === half) {
+        finished = true;
+        await writeFile(path, data.subarray(half), { flag: "a" });
+      }
+      return stats;
+    };
+    try {
+      expect(Buffer.from((await service.get(SCOPE, "x")).data).equals(data)).toBe(true);
+      expect(finished).toBe(true);
+    } finally {
+      prototype.stat = original;
+    }
+  });
+});
+
 /** Counts the fsyncs and fdatasyncs of every file handle while `work` runs. */
 async function countSyncs(root: string, work: () => Promise<unknown>): Promise<number> {
   const probe = await open(root, "r");
