@@ -112,7 +112,9 @@ async function stateSurvivesReopen(context: LawContext) {
     // "process" promises the same across a reopen (only a power cut may lose more).
     const { durability } = context.service.capabilities();
     if (durability !== "volatile") {
-      fail(`the adapter declares durability '${durability}' but the subject gives no reopen to prove it`);
+      fail(
+        `the adapter declares durability '${durability}' but the subject gives no reopen to prove it`,
+      );
     }
     return skip("volatile adapter: nothing survives a restart by design");
   }
