@@ -28,8 +28,11 @@ export async function openForRead(path: string): Promise<FileHandle | undefined>
 }
 
 /**
- * Closes a file that was only read, without making the reader wait for it: the bytes are
- * already checked and in hand, and a failed close of a read-only descriptor loses nothing.
+ * Closes a file without making the caller wait for it: one that was only read (the bytes are
+ * already checked and in hand, and a failed close of a read-only descriptor loses nothing),
+ * or one whose writes have all returned (and been synced, where the store syncs): on a local
+ * file system a close reports nothing the write and the sync did not. One thread-pool round
+ * trip less on the way to the publication.
  */
 export function releaseInBackground(handle: FileHandle): void {
   handle.close().catch(() => {});
@@ -135,7 +138,7 @@ export async function createDurably(
     await removeQuietly(path);
     throw error;
   }
-  await handle.close();
+  releaseInBackground(handle);
 }
 
 /** Writes all of `data` to a new file, makes it durable (fdatasync) and closes it. */
@@ -147,9 +150,11 @@ export async function writeDurably(
   try {
     await writeAll(handle, data);
     await syncHandle(handle, settings, true);
-  } finally {
-    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw error;
   }
+  releaseInBackground(handle);
 }
 
 /**

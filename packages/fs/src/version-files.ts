@@ -298,12 +298,15 @@ export async function recordBlocks(
   settings: WriteSettings,
 ): Promise<void> {
   try {
-    if (digest.blocks.length <= 1) return;
-    await reservation.writeFile(digest.sha256 + digest.blocks.join(""));
-    await syncHandle(reservation, settings, true);
-  } finally {
-    await reservation.close();
+    if (digest.blocks.length > 1) {
+      await reservation.writeFile(digest.sha256 + digest.blocks.join(""));
+      await syncHandle(reservation, settings, true);
+    }
+  } catch (error) {
+    await reservation.close().catch(() => {});
+    throw error;
   }
+  releaseInBackground(reservation);
 }
 
 /**
