@@ -29,8 +29,9 @@ import { openChecked, readSmallFile, scanStoreDirectory } from "./records.js";
 import { openSealedRecord } from "./sealed-record.js";
 
 // The files of one version in its name directory: `<v>.r` (reservation, holding the block
-// digests of a version of more than one block, else empty), `<v>.d` (data), `<v>.m` (metadata, the publication point) and `<v>.t` (tombstone,
-// the metadata a delete moved aside). A version is live while its `<v>.m` exists and its
+// digests of a version of more than one block, else empty), `<v>.d` (data, written in place
+// before publication), `<v>.m` (metadata, the publication point) and `<v>.t` (tombstone, the
+// metadata a delete moved aside). A version is live while its `<v>.m` exists and its
 // `<v>.t` does not: the tombstone is what a delete decides by, so a crash, a retry with its
 // idempotency key or repair can tell a deleted version from one whose publication was cut
 // short (both leave data without metadata). Reads check every file against the others;
