@@ -102,7 +102,13 @@ export interface VersionPage {
   readonly nextCursor?: number;
 }
 
-export type Durability = "volatile" | "durable";
+/**
+ * What an acknowledged write survives. "volatile": nothing past the service instance (kept
+ * in memory). "process": the writing process being killed, and a reopen of the store, but
+ * not a power cut or a kernel crash (written without fsync; for development loops).
+ * "durable": a power cut too (on the disk or in the backend before it is acknowledged).
+ */
+export type Durability = "volatile" | "process" | "durable";
 
 export interface QuotaReport {
   /** "global": one bound for the whole service; "per_shard": each worker enforces its own. */

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { invalidArgument, validateOptionKeys, validatePositiveInteger } from "@artifact-kit/core";
+import type { FsDurability } from "./io.js";
 
 export interface FsArtifactServiceOptions {
   /** Absolute path of an existing directory; neither it nor any parent may be a symbolic link. */
@@ -27,6 +28,13 @@ export interface FsArtifactServiceOptions {
   fileMode?: number;
   /** Mode of every directory the adapter creates (default 0o700). */
   dirMode?: number;
+  /**
+   * "durable" (default): a write is on the disk before it is acknowledged (fsync), so it
+   * survives a power cut. "process", for development loops: no fsync at all; every write is
+   * still atomic, exclusive and checked, and survives the writing process being killed, but a
+   * power cut or a kernel crash may lose or tear what was acknowledged.
+   */
+  durability?: FsDurability;
 }
 
 export interface FsConfig extends Required<FsArtifactServiceOptions> {
@@ -48,6 +56,7 @@ export const FS_DEFAULTS: Readonly<Tunables> = Object.freeze({
   recoveryGraceMs: 300_000,
   fileMode: 0o600,
   dirMode: 0o700,
+  durability: "durable",
 });
 
 const OPTION_KEYS = ["root", ...Object.keys(FS_DEFAULTS)];
@@ -123,6 +132,12 @@ export function resolveFsConfig(options: unknown): FsConfig {
   if (given.fileMode !== undefined)
     config.fileMode = validateMode(given.fileMode, "fileMode", 0o600);
   if (given.dirMode !== undefined) config.dirMode = validateMode(given.dirMode, "dirMode", 0o700);
+  if (given.durability !== undefined) {
+    if (given.durability !== "durable" && given.durability !== "process") {
+      throw invalidArgument("durability", 'must be "durable" or "process"');
+    }
+    config.durability = given.durability;
+  }
   return Object.freeze({
     ...config,
     root: resolve(given.root),

@@ -3,6 +3,7 @@ export {
   type FsArtifactServiceOptions,
   fsCeilings,
 } from "./config.js";
+export type { FsDurability } from "./io.js";
 export { type ArtifactPaths, fsArtifactPaths } from "./layout.js";
 export type { RepairOptions, RepairReport } from "./repair.js";
 export { FsArtifactService } from "./service.js";

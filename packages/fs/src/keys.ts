@@ -7,7 +7,7 @@ import {
   replayIdempotentPut,
 } from "@artifact-kit/core/adapter";
 import type { FsConfig } from "./config.js";
-import { isTaken, pathExists, removeIfPresent, syncDirectory } from "./io.js";
+import { isTaken, pathExists, removeIfPresent, syncDirectory, type WriteSettings } from "./io.js";
 import { versionFile } from "./layout.js";
 import { readSmallFile } from "./records.js";
 import {
@@ -49,6 +49,7 @@ type FinishOutcome = "published" | "deleted";
 export async function finishBinding(
   binding: string,
   at: Pick<VersionAddress, "dir" | "version">,
+  settings: Pick<WriteSettings, "durability">,
 ): Promise<FinishOutcome> {
   const meta = versionFile(at.dir, at.version, "m");
   let linked = true;
@@ -58,7 +59,7 @@ export async function finishBinding(
     if (!isTaken(error)) throw error;
     linked = false;
   }
-  if (linked) await syncDirectory(at.dir);
+  if (linked) await syncDirectory(at.dir, settings);
   const gone =
     (await isDeleted(at.dir, at.version)) ||
     (linked && !(await pathExists(versionFile(at.dir, at.version, "d"))));
@@ -115,7 +116,7 @@ export class KeyBindings {
       if (isTaken(error)) return false;
       throw error;
     }
-    await syncDirectory(dirname(binding));
+    await syncDirectory(dirname(binding), this.#config);
     return true;
   }
 
@@ -144,7 +145,8 @@ export class KeyBindings {
       idempotentVersionDeleted(at.version);
     }
     replayIdempotentPut(bound, put.payload);
-    if ((await finishBinding(binding, at)) === "deleted") idempotentVersionDeleted(at.version);
+    if ((await finishBinding(binding, at, this.#config)) === "deleted")
+      idempotentVersionDeleted(at.version);
     return bound;
   }
 
@@ -152,8 +154,8 @@ export class KeyBindings {
   async #prepare(dir: string): Promise<void> {
     if (this.#prepared.has(dir)) return;
     await mkdir(dir, { mode: this.#config.dirMode, recursive: true });
-    await syncDirectory(dirname(dirname(dir)));
-    await syncDirectory(dirname(dir));
+    await syncDirectory(dirname(dirname(dir)), this.#config);
+    await syncDirectory(dirname(dir), this.#config);
     this.#prepared.add(dir);
   }
 }

@@ -9,13 +9,15 @@ import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 //     scope-claims/<k>            capacity tokens, k = 1..maxScopes
 //     scopes/<sd>.json            scope slot (the real scope), sd = scopeDigest(scope)
 //     scopes/<sd>/
-//       staging/                  payload, metadata and name-slot temporaries
+//       staging/                  upload, metadata and name-slot temporaries
 //       name-claims/<k>           capacity tokens, k = 1..maxNamesPerScope
 //       name-log/<nd>.json        names created since the last index compaction
 //       name-index/<g>.idx        generation g of the ordered name index (name-order.ts)
 //       names/<nd>.json           name slot (the real name), nd = sha256(name)
-//       names/<nd>/<v>.r          version reservation (O_EXCL), never removed
-//       names/<nd>/<v>.d          payload, renamed into place
+//       names/<nd>/<v>.r          version reservation (O_EXCL), never removed; the block
+//                                 digests of a version of more than one block
+//       names/<nd>/<v>.d          payload, written in place (O_EXCL) or an upload renamed
+//                                 there; invisible until the metadata is
 //       names/<nd>/<v>.m          metadata, renamed into place: the publication point
 //       names/<nd>/<v>.t          tombstone: the metadata renamed here by a delete, never
 //                                 removed (a version with one is deleted, whatever else is left)

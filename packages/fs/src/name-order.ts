@@ -6,11 +6,13 @@ import { namesDirEntries } from "./config.js";
 import { DirectoryCache } from "./dir-cache.js";
 import {
   createDurably,
+  type FsDurability,
   isMissing,
   isTaken,
   pathExists,
   removeQuietly,
   syncDirectory,
+  type WriteSettings,
 } from "./io.js";
 import type { ScopePaths } from "./layout.js";
 import { NameIndexes } from "./listing.js";
@@ -94,7 +96,7 @@ const isIndexDamage = (error: unknown) =>
 
 export class NameOrder {
   readonly #maxLogEntries: number;
-  readonly #fileMode: number;
+  readonly #files: WriteSettings;
   readonly #dirMode: number;
   /** The slot scan a rebuild reads (the layout before the index, and repair of damage). */
   readonly #slotScan: NameIndexes;
@@ -103,9 +105,14 @@ export class NameOrder {
   readonly #blocks = new Map<string, readonly string[]>();
   readonly #compactions = new Map<string, Promise<void>>();
 
-  constructor(options: { maxNamesPerScope: number; fileMode: number; dirMode: number }) {
+  constructor(options: {
+    maxNamesPerScope: number;
+    fileMode: number;
+    dirMode: number;
+    durability: FsDurability;
+  }) {
     this.#maxLogEntries = namesDirEntries(options);
-    this.#fileMode = options.fileMode;
+    this.#files = { fileMode: options.fileMode, durability: options.durability };
     this.#dirMode = options.dirMode;
     this.#slotScan = new NameIndexes(this.#maxLogEntries, options.fileMode);
   }
@@ -128,10 +135,10 @@ export class NameOrder {
       if (!isMissing(error)) throw error;
       // A scope laid out before the index had no log directory.
       await mkdir(scopeDirs.nameLog, { mode: this.#dirMode, recursive: true });
-      await syncDirectory(scopeDirs.dir);
+      await syncDirectory(scopeDirs.dir, this.#files);
       return this.record(scopeDirs, digest, name, stagedSlot);
     }
-    await syncDirectory(scopeDirs.nameLog);
+    await syncDirectory(scopeDirs.nameLog, this.#files);
   }
 
   /** After a new name: folds the log into a new index generation once it is long enough. */
@@ -239,7 +246,7 @@ export class NameOrder {
   ): Promise<void> {
     const generation = base + 1;
     const temp = join(scopeDirs.staging, `${generation}-${sha256Hex(String(Math.random()))}.idx`);
-    await createDurably(temp, encodeNameIndex(names), this.#fileMode);
+    await createDurably(temp, encodeNameIndex(names), this.#files);
     try {
       await link(temp, join(scopeDirs.nameIndex, `${generation}.idx`));
     } catch (error) {
@@ -248,7 +255,7 @@ export class NameOrder {
     } finally {
       await removeQuietly(temp);
     }
-    await syncDirectory(scopeDirs.nameIndex);
+    await syncDirectory(scopeDirs.nameIndex, this.#files);
     if ((await this.#newestGeneration(scopeDirs)) !== generation) return;
     for (const file of foldedFiles) await removeQuietly(join(scopeDirs.nameLog, file));
     for (const old of await this.#generations(scopeDirs)) {

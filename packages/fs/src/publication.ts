@@ -3,6 +3,7 @@ import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { type ArtifactMeta, corruptArtifact, type Deadline } from "@artifact-kit/core";
 import {
+  allSettledOrFirstFailure,
   type DataDigest,
   newVersionRecord,
   type ParsedPublication,
@@ -10,19 +11,25 @@ import {
 } from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { FsConfig } from "./config.js";
-import { createDurably, removeQuietly, syncDirectory, syncHandle } from "./io.js";
+import { createDurably, removeQuietly, syncDirectory } from "./io.js";
 import { finishBinding, type KeyBindings, type KeyedPut } from "./keys.js";
 import { keyFile, type NamePaths, type ScopePaths, versionFile } from "./layout.js";
 import { sealRecord } from "./sealed-record.js";
-import { reservationRecord } from "./version-files.js";
+import { recordBlocks } from "./version-files.js";
 
-/** A data file being published, and what is published with it. */
+/** A payload being published, and what is published with it. */
 export interface Staging {
   readonly scopeDirs: ScopePaths;
   readonly nameDirs: NamePaths;
-  readonly dataStage: string;
   readonly request: ParsedPublication | ParsedUpload;
   readonly digest: DataDigest;
+  /**
+   * Makes the payload the new file `target` (its version's `<v>.d`): resolves once the entry
+   * exists, with a promise that its bytes are durable.
+   */
+  readonly place: (target: string) => Promise<{ readonly durable: Promise<void> }>;
+  /** Lets go of a payload that was not placed, or whose publication failed. */
+  readonly drop: () => Promise<void>;
 }
 
 /** What publication needs beside the staged request. */
@@ -33,21 +40,18 @@ export interface Publisher {
 }
 
 /**
- * The put protocol after the data is being staged. Without an idempotency key: reserve the
- * next version (recording the block digests in the reservation), stage the metadata record,
- * fsync all of it, then rename the data and finally the metadata into place: the publication
- * point. With a key, the key is looked up first (a bound key is answered without writing), and
- * the record is published by binding the key to it and linking the binding to `<v>.m`.
+ * The put protocol. Without an idempotency key: reserve the next version, write the payload
+ * straight to `<v>.d` and the metadata record to a staging file, make both and the name
+ * directory durable at once, then rename the record to `<v>.m` (the publication point) and
+ * make the directory durable again: two rounds of syncs, as any durable write needs. With a
+ * key, the key is looked up first (a bound key is answered without writing), and the record
+ * is published by binding the key to it and linking the binding to `<v>.m`.
  */
 export async function publish(
   publisher: Publisher,
   staging: Staging,
-  staged: Promise<void>,
   deadline: Deadline = staging.request.deadline,
 ): Promise<ArtifactMeta> {
-  // The key's look-up runs while the data is staged: a staging failure meanwhile must not
-  // count as unhandled (it would end the process). publishNew and dropStaged still see it.
-  staged.catch(() => {});
   const keyed = keyedPut(staging);
   const binding = keyed && keyFile(staging.scopeDirs, staging.nameDirs.digest, keyed.key);
   const nameAt = {
@@ -55,14 +59,8 @@ export async function publish(
     name: staging.request.name,
     dir: staging.nameDirs.dir,
   };
-  // The data being staged is not needed when the key is already bound, or its look-up
-  // failed: it is waited for, then removed.
-  const dropStaged = async () => {
-    await Promise.allSettled([staged]);
-    await removeQuietly(staging.dataStage);
-  };
   const answerBound = async (bound: ArtifactMeta): Promise<ArtifactMeta> => {
-    await dropStaged();
+    await staging.drop();
     return publisher.keys.replay(
       binding as string,
       bound,
@@ -73,12 +71,12 @@ export async function publish(
   };
   if (keyed && binding) {
     const bound = await publisher.keys.read(binding, nameAt, keyed.key).catch(async (error) => {
-      await dropStaged();
+      await staging.drop();
       throw error;
     });
     if (bound) return answerBound(bound);
   }
-  const outcome = await publishNew(publisher, staging, staged, deadline, binding);
+  const outcome = await publishNew(publisher, staging, deadline, binding);
   if ("meta" in outcome) return outcome.meta;
   // Another put bound the key between the look-up and the binding: answer as a retry.
   const bound = await publisher.keys.read(outcome.lostTo, nameAt, (keyed as KeyedPut).key);
@@ -103,49 +101,34 @@ function keyedPut({ request, digest }: Staging): KeyedPut | undefined {
 async function publishNew(
   publisher: Publisher,
   staging: Staging,
-  staged: Promise<void>,
   deadline: Deadline,
   binding: string | undefined,
 ): Promise<{ meta: ArtifactMeta } | { lostTo: string }> {
   const { config, allocator } = publisher;
-  const { scopeDirs, nameDirs, dataStage, request, digest } = staging;
+  const { scopeDirs, nameDirs, request, digest } = staging;
   const metaStage = join(scopeDirs.staging, `${randomUUID()}.m`);
   let placedData: string | undefined;
   let committed = false;
   try {
-    // The reservation and the payload are independent: write them at the same time.
-    const [reserved, written] = await Promise.allSettled([
-      allocator.reserve(scopeDirs, nameDirs).then(async ({ version, reservation }) => {
-        try {
-          const meta = newVersionRecord(request, digest, version);
-          const record = sealRecord({ ...meta });
-          await reservation.writeFile(reservationRecord(digest));
-          // The reservation is fsynced together with the staged files, before anything
-          // is renamed into place: concurrent fsyncs share journal commits.
-          await Promise.all([
-            syncHandle(reservation),
-            createDurably(metaStage, record, config.fileMode),
-          ]);
-          return meta;
-        } finally {
-          await reservation.close();
-        }
+    const { version, reservation } = await allocator.reserve(scopeDirs, nameDirs);
+    const meta = newVersionRecord(request, digest, version);
+    const dataTarget = versionFile(nameDirs.dir, version, "d");
+    // One round of syncs: the payload, the record, the block digests and the directory
+    // (which now holds the reservation and the payload) are made durable at the same time;
+    // concurrent fsyncs share journal commits. The record is published only after all of it.
+    await allSettledOrFirstFailure([
+      recordBlocks(reservation, digest, config),
+      createDurably(metaStage, sealRecord({ ...meta }), config),
+      staging.place(dataTarget).then(async ({ durable }) => {
+        placedData = dataTarget;
+        await allSettledOrFirstFailure([durable, syncDirectory(nameDirs.dir, config)]);
       }),
-      staged,
     ]);
-    if (reserved.status === "rejected") throw reserved.reason;
-    if (written.status === "rejected") throw written.reason;
-    const meta = reserved.value;
-    deadline.check();
-    const dataTarget = versionFile(nameDirs.dir, meta.version, "d");
-    await rename(dataStage, dataTarget);
-    placedData = dataTarget;
-    await syncDirectory(nameDirs.dir);
     deadline.check();
     if (binding === undefined) {
       await rename(metaStage, versionFile(nameDirs.dir, meta.version, "m"));
       committed = true;
-      await syncDirectory(nameDirs.dir);
+      await syncDirectory(nameDirs.dir, config);
       return { meta };
     }
     if (!(await publisher.keys.bind(metaStage, binding))) return { lostTo: binding };
@@ -158,11 +141,12 @@ async function publishNew(
       version: meta.version,
     };
     // The staged record is the binding's inode under another name: it goes meanwhile.
-    await Promise.all([removeQuietly(metaStage), finishBinding(binding, at)]);
+    await Promise.all([removeQuietly(metaStage), finishBinding(binding, at, config)]);
     return { meta };
   } finally {
     if (!committed) {
-      await removeQuietly(placedData ?? dataStage);
+      if (placedData !== undefined) await removeQuietly(placedData);
+      await staging.drop();
       await removeQuietly(metaStage);
     }
   }

@@ -1,7 +1,7 @@
 import { lstat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { isArtifactError } from "@artifact-kit/core";
-import { isMissing, removeIfPresent, scanDirectory } from "./io.js";
+import { isMissing, removeIfPresent, scanDirectory, type WriteSettings } from "./io.js";
 import { finishBinding } from "./keys.js";
 import {
   DIGEST_PATTERN,
@@ -80,6 +80,8 @@ export async function repairTree(
     maxNamesDirEntries: number;
     limit: number;
     minAgeMs: number;
+    /** How far the versions repair finishes are synced. */
+    durability: WriteSettings["durability"];
     /** Rebuilds a scope's ordered name index from its slots (name-order.ts). */
     rebuildNames: (scope: ScopePaths) => Promise<void>;
   },
@@ -178,7 +180,8 @@ export async function repairTree(
       const binding = bound.get(version);
       if (binding !== undefined) {
         // The address only locates the version's files; the binding is not decoded again.
-        if ((await finishBinding(binding, { dir, version })) === "published") report.finished += 1;
+        if ((await finishBinding(binding, { dir, version }, options)) === "published")
+          report.finished += 1;
       } else if (!(await removeOld(versionFile(dir, version, "d")))) {
         return false;
       }

@@ -22,7 +22,7 @@ import { FsStore } from "./store.js";
 function fsCapabilities(config: FsConfig): Capabilities {
   const { maxArtifactBytes, maxScopes, maxNamesPerScope, maxVersionsPerName } = config;
   return defineCapabilities({
-    durability: "durable",
+    durability: config.durability,
     maxPageLimit: config.maxPageLimit,
     legacyListLimit: config.legacyListLimit,
     quotas: {

@@ -76,7 +76,7 @@ export class Slots {
     for (const dir of [this.#dirs.staging, this.#dirs.scopeClaims, this.#dirs.scopes]) {
       await mkdir(dir, { mode, recursive: true });
     }
-    await syncDirectory(this.#dirs.root);
+    await syncDirectory(this.#dirs.root, this.#config);
   }
 
   ensureScope(scope: Scope): Promise<ScopePaths> {
@@ -140,12 +140,12 @@ export class Slots {
       for (const dir of spec.dirs) {
         await mkdir(dir, { mode: this.#config.dirMode, recursive: true });
       }
-      await syncDirectory(spec.dirs[0] as string);
+      await syncDirectory(spec.dirs[0] as string, this.#config);
       // The new directory's own entry is made durable before the slot that vouches for it:
       // a power cut may keep the link below and lose an unsynced mkdir (power-loss trials).
-      await syncDirectory(dirname(spec.dirs[0] as string));
+      await syncDirectory(dirname(spec.dirs[0] as string), this.#config);
       const temp = join(spec.staging, `${randomUUID()}.slot`);
-      await createDurably(temp, spec.content, this.#config.fileMode);
+      await createDurably(temp, spec.content, this.#config);
       try {
         await spec.beforeLink?.(temp);
         await link(temp, spec.slot);
@@ -156,12 +156,12 @@ export class Slots {
         await removeQuietly(temp);
       }
       // One fsync of the parent makes both the new directory and the slot durable.
-      if (linked) await syncDirectory(dirname(spec.slot));
+      if (linked) await syncDirectory(dirname(spec.slot), this.#config);
     } finally {
       // Best effort: a claim that cannot be given back only lowers the ceiling.
       if (!linked) {
         await removeQuietly(claim);
-        await syncDirectory(spec.claims).catch(() => {});
+        await syncDirectory(spec.claims, this.#config).catch(() => {});
       }
     }
     if (linked) await spec.afterLink?.();
@@ -231,8 +231,8 @@ export class Slots {
   /** Creates one claim exclusively; false when another creator has it. */
   async #tryClaim(spec: SlotSpec, claim: string): Promise<boolean> {
     try {
-      await createDurably(claim, spec.digest, this.#config.fileMode);
-      await syncDirectory(spec.claims);
+      await createDurably(claim, spec.digest, this.#config);
+      await syncDirectory(spec.claims, this.#config);
       return true;
     } catch (error) {
       if (!isTaken(error)) throw error;

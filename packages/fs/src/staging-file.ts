@@ -1,5 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
-import { syncHandle, writeAll } from "./io.js";
+import { syncHandle, type WriteSettings, writeAll } from "./io.js";
 
 /**
  * How much a streamed upload writes between background flushes: small enough that the disk
@@ -14,14 +14,16 @@ const FLUSH_EVERY_BYTES = 8 * 1024 * 1024;
  */
 export class StagingFile {
   readonly #handle: FileHandle;
+  readonly #settings: Pick<WriteSettings, "durability">;
   #unflushed = 0;
   #flushing: Promise<void> | undefined;
   /** Linux reports a writeback error to one fsync only: a background one must keep it. */
   #flushFailure: { error: unknown } | undefined;
   #closed = false;
 
-  constructor(handle: FileHandle) {
+  constructor(handle: FileHandle, settings: Pick<WriteSettings, "durability">) {
     this.#handle = handle;
+    this.#settings = settings;
   }
 
   async write(data: Uint8Array): Promise<void> {
@@ -34,7 +36,7 @@ export class StagingFile {
   async syncAndClose(): Promise<void> {
     await this.#flushing;
     if (this.#flushFailure) throw this.#flushFailure.error;
-    await syncHandle(this.#handle);
+    await syncHandle(this.#handle, this.#settings, true);
     await this.close();
   }
 
@@ -50,7 +52,7 @@ export class StagingFile {
     this.#unflushed = 0;
     this.#flushing = (async () => {
       try {
-        await syncHandle(this.#handle, true);
+        await syncHandle(this.#handle, this.#settings, true);
       } catch (error) {
         this.#flushFailure ??= { error };
       } finally {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { type ArtifactMeta, type NamePage, notFound, type VersionPage } from "@artifact-kit/core";
 import {
@@ -20,11 +21,11 @@ import { VersionAllocator } from "./allocator.js";
 import { type FsConfig, namesDirEntries } from "./config.js";
 import { DirectoryCache } from "./dir-cache.js";
 import {
-  createDurably,
   createExclusive,
   readFileRange,
   removeQuietly,
   syncDirectory,
+  writeDurably,
 } from "./io.js";
 import { KeyBindings } from "./keys.js";
 import { namePaths, type RootPaths, rootPaths, scopePaths } from "./layout.js";
@@ -101,37 +102,61 @@ export class FsStore implements AdapterHooks {
   ): Promise<ArtifactMeta> {
     const scopeDirs = await this.#slots.ensureScope(request.scope);
     const nameDirs = await this.#slots.ensureName(scopeDirs, request.name);
-    const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
-    return publish(
-      this.#publisher,
-      { scopeDirs, nameDirs, dataStage, request, digest },
-      createDurably(dataStage, bytes, this.#config.fileMode),
-    );
+    return publish(this.#publisher, {
+      scopeDirs,
+      nameDirs,
+      request,
+      digest,
+      // Written once, straight to its version's file: no staging copy to rename.
+      place: async (target) => ({
+        durable: writeDurably(
+          await createExclusive(target, this.#config.fileMode),
+          bytes,
+          this.#config,
+        ),
+      }),
+      drop: async () => {},
+    });
   }
 
   /**
    * Streams into a staging file while the sink hashes, then publishes it with the put
-   * protocol: the same reservation, fsyncs and renames. Nothing is visible before `finish()`.
+   * protocol: the file is renamed to its version's payload, then the same syncs and record.
+   * Nothing is visible before `finish()`.
    */
   async beginUpload(request: ParsedUpload): Promise<UploadTarget> {
     const scopeDirs = await this.#slots.ensureScope(request.scope);
     const nameDirs = await this.#slots.ensureName(scopeDirs, request.name);
     const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
-    const file = new StagingFile(await createExclusive(dataStage, this.#config.fileMode));
+    const file = new StagingFile(
+      await createExclusive(dataStage, this.#config.fileMode),
+      this.#config,
+    );
+    const discard = async () => {
+      await file.close().catch(() => undefined);
+      await removeQuietly(dataStage);
+    };
     return {
       // The chunk is written straight from the caller's buffer while the sink hashes it.
       write: (chunk) => file.write(chunk),
       publish: (digest, deadline) =>
         publish(
           this.#publisher,
-          { scopeDirs, nameDirs, dataStage, request, digest },
-          file.syncAndClose(),
+          {
+            scopeDirs,
+            nameDirs,
+            request,
+            digest,
+            // Renamed while still open: its last bytes are flushed meanwhile.
+            place: async (target) => {
+              await rename(dataStage, target);
+              return { durable: file.syncAndClose() };
+            },
+            drop: discard,
+          },
           deadline,
         ),
-      discard: async () => {
-        await file.close().catch(() => undefined);
-        await removeQuietly(dataStage);
-      },
+      discard,
     };
   }
 
@@ -173,7 +198,7 @@ export class FsStore implements AdapterHooks {
       }
       removed = entombed.length;
       // Durably unpublished before any payload goes: see entomb().
-      if (removed > 0) await syncDirectory(dir);
+      if (removed > 0) await syncDirectory(dir, this.#config);
       for (const version of entombed) await dropDeleted(dir, version);
     } else if (request.selector === "latest") {
       // Another process may delete the latest version first: then take the next one.
@@ -183,17 +208,17 @@ export class FsStore implements AdapterHooks {
         );
         if (latest === undefined) break;
         request.deadline.check();
-        if (await unpublish(dir, latest)) {
+        if (await unpublish(dir, latest, this.#config)) {
           removed = 1;
           break;
         }
       }
     } else {
       request.deadline.check();
-      if (await unpublish(dir, request.selector)) removed = 1;
+      if (await unpublish(dir, request.selector, this.#config)) removed = 1;
     }
     if (removed === 0) throw notFound(`artifact "${request.name}" (${request.selector})`);
-    await syncDirectory(dir);
+    await syncDirectory(dir, this.#config);
   }
 
   names(request: ParsedListNames): Promise<NamePage> {
@@ -213,6 +238,7 @@ export class FsStore implements AdapterHooks {
     return repairTree(this.#dirs, {
       maxScanEntries: this.#config.maxScanEntries,
       maxNamesDirEntries: namesDirEntries(this.#config),
+      durability: this.#config.durability,
       limit,
       minAgeMs,
       rebuildNames: (scopeDirs) => this.#names.rebuild(scopeDirs),

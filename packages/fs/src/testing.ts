@@ -8,6 +8,7 @@ import {
   type ServiceSubject,
 } from "@artifact-kit/core/conformance";
 import type { FsArtifactServiceOptions } from "./config.js";
+import type { FsDurability } from "./io.js";
 import { fsArtifactPaths } from "./layout.js";
 import { FsArtifactService } from "./service.js";
 
@@ -72,12 +73,16 @@ async function repairWithAnotherInstance(open: () => Promise<ArtifactService>): 
   }
 }
 
-/** The conformance kit's subjects for the fs adapter (or a class built like it). */
+/**
+ * The conformance kit's subjects for the fs adapter (or a class built like it), with the
+ * given durability ("durable" by default; "process" skips every fsync).
+ */
 export function fsSubjects(
   Service: FsServiceClass = FsArtifactService,
+  durability: FsDurability = "durable",
 ): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded"> {
   return {
-    create: () => fsSubject({}, Service),
-    createBounded: () => fsSubject({ ...SMALL_FS_BOUNDS }, Service),
+    create: () => fsSubject({ durability }, Service),
+    createBounded: () => fsSubject({ ...SMALL_FS_BOUNDS, durability }, Service),
   };
 }

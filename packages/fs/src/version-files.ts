@@ -21,14 +21,17 @@ import {
   removeIfPossible,
   removeIfPresent,
   syncDirectory,
+  syncHandle,
+  type WriteSettings,
 } from "./io.js";
 import { VERSION_FILE_PATTERN, versionFile } from "./layout.js";
 import { openChecked, readSmallFile, scanStoreDirectory } from "./records.js";
 import { openSealedRecord } from "./sealed-record.js";
 
 // The files of one version in its name directory: `<v>.r` (reservation, holding the block
-// digests), `<v>.d` (data), `<v>.m` (metadata, the publication point) and `<v>.t` (tombstone,
-// the metadata a delete moved aside). A version is live while its `<v>.m` exists and its
+// digests of a version of more than one block, else empty), `<v>.d` (data, written in place
+// before publication), `<v>.m` (metadata, the publication point) and `<v>.t` (tombstone, the
+// metadata a delete moved aside). A version is live while its `<v>.m` exists and its
 // `<v>.t` does not: the tombstone is what a delete decides by, so a crash, a retry with its
 // idempotency key or repair can tell a deleted version from one whose publication was cut
 // short (both leave data without metadata). Reads check every file against the others;
@@ -115,9 +118,13 @@ export async function dropDeleted(dir: string, version: number): Promise<void> {
 }
 
 /** Deletes one version: entomb, fsync, drop; false when it was not published. */
-export async function unpublish(dir: string, version: number): Promise<boolean> {
+export async function unpublish(
+  dir: string,
+  version: number,
+  settings: Pick<WriteSettings, "durability">,
+): Promise<boolean> {
   if (!(await entomb(dir, version))) return false;
-  await syncDirectory(dir);
+  await syncDirectory(dir, settings);
   await dropDeleted(dir, version);
   return true;
 }
@@ -227,14 +234,18 @@ export async function openVersion(
     return undefined;
   }
   try {
-    if (data.size !== meta.size) {
+    // A put writes its payload in place before it publishes the metadata: the file may have
+    // been opened while it was still being written, and the metadata read once published.
+    // Then the same file is whole now; only a size that still differs is damage.
+    const size = data.size === meta.size ? data.size : (await data.handle.stat()).size;
+    if (size !== meta.size) {
       throw corruptArtifact(
-        `the data file holds ${data.size} bytes, the metadata says ${meta.size}`,
+        `the data file holds ${size} bytes, the metadata says ${meta.size}`,
         detail,
       );
     }
     const blocks = withBlocks ? await readBlocks(at.dir, meta) : undefined;
-    return { meta, data, blocks };
+    return { meta, data: { handle: data.handle, size }, blocks };
   } catch (error) {
     await data.handle.close();
     throw error;
@@ -262,6 +273,9 @@ async function readBlocks(dir: string, meta: ArtifactMeta): Promise<readonly str
   if (whole && text.slice(0, DIGEST_CHARS) !== meta.sha256) {
     throw corruptArtifact("the metadata's SHA-256 is not the one recorded at publication", detail);
   }
+  // A version of at most one block records nothing: its one block's digest is its SHA-256,
+  // which a download checks the data against, as a get does.
+  if (text === "" && count <= 1) return count === 0 ? [] : [meta.sha256];
   const listed = whole ? text.slice(DIGEST_CHARS) : text;
   const digests =
     listed?.length === count * DIGEST_CHARS
@@ -274,9 +288,26 @@ async function readBlocks(dir: string, meta: ArtifactMeta): Promise<readonly str
   return blocks;
 }
 
-/** The reservation's content: the whole data's SHA-256, then each block's (lowercase hex). */
-export function reservationRecord(digest: DataDigest): string {
-  return digest.sha256 + digest.blocks.join("");
+/**
+ * Records a version's block digests in its reservation, which it closes: the whole data's
+ * SHA-256, then each block's (lowercase hex). A version of at most one block leaves it empty
+ * (nothing to make durable).
+ */
+export async function recordBlocks(
+  reservation: FileHandle,
+  digest: DataDigest,
+  settings: WriteSettings,
+): Promise<void> {
+  try {
+    if (digest.blocks.length > 1) {
+      await reservation.writeFile(digest.sha256 + digest.blocks.join(""));
+      await syncHandle(reservation, settings, true);
+    }
+  } catch (error) {
+    await reservation.close().catch(() => {});
+    throw error;
+  }
+  releaseInBackground(reservation);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { FsArtifactService } from "../src/index.js";
+import { FsArtifactService, type FsDurability } from "../src/index.js";
 import { tempRoot } from "./helpers.js";
 import { startChild, walk } from "./processes.js";
 
@@ -11,6 +11,8 @@ import { startChild, walk } from "./processes.js";
 // versions that never go back; after repair({ minAgeMs: 0 }) no staging garbage may remain.
 
 const TRIALS = 200;
+/** Kills of the same workload under durability "process" (no fsync). */
+const PROCESS_TRIALS = 100;
 const LANES = 4; // independent roots killed in parallel, TRIALS / LANES trials each
 const MAX_OPS_BEFORE_KILL = 6;
 const SCOPE: Scope = { kind: "session", app: "crash", user: "u", session: "s" };
@@ -72,15 +74,19 @@ interface LaneStats {
   acknowledged: number;
 }
 
-async function lane(index: number, trials: number): Promise<LaneStats> {
-  const temp = await tempRoot(`crash-${index}`);
+async function lane(index: number, trials: number, durability: FsDurability): Promise<LaneStats> {
+  const temp = await tempRoot(`crash-${durability}-${index}`);
   cleanups.push(temp.cleanup);
   const stats: LaneStats = { kills: 0, inFlight: {}, acknowledged: 0 };
   let expected: State = new Map(NAMES.map((name) => [name, []]));
   const highWater = new Map<string, number>(NAMES.map((name) => [name, 0]));
 
   for (let trial = 0; trial < trials; trial++) {
-    const child = startChild("crash-child.mjs", [temp.root, String(index * 100_000 + trial)]);
+    const child = startChild("crash-child.mjs", [
+      temp.root,
+      String(index * 100_000 + trial),
+      durability,
+    ]);
     await child.waitFor("begin ", 1 + Math.floor(Math.random() * MAX_OPS_BEFORE_KILL));
     child.process.kill("SIGKILL");
     const { lines, signal } = await child.done;
@@ -109,7 +115,11 @@ async function lane(index: number, trials: number): Promise<LaneStats> {
       applyOp(expected, op, op.op === "put" ? op.version : undefined);
     }
 
-    const service = await FsArtifactService.open({ root: temp.root, maxScanEntries: 100_000 });
+    const service = await FsArtifactService.open({
+      root: temp.root,
+      maxScanEntries: 100_000,
+      durability,
+    });
     try {
       const seen = await observe(service);
       for (const name of NAMES) {
@@ -182,15 +192,13 @@ async function lane(index: number, trials: number): Promise<LaneStats> {
   return stats;
 }
 
-describe("crash consistency", () => {
-  // A bound on liveness, not speed: 200 child processes on a shared 2-core machine.
-  it(`survives ${TRIALS} SIGKILLs at random points of puts, uploads and deletes`, {
-    timeout: 600_000,
-  }, async () => {
+/** Runs `trials` kills over LANES roots at once and checks where they landed. */
+async function killTrials(trials: number, durability: FsDurability): Promise<void> {
+  {
     // Every lane runs to its end before the test reports, so that no child is still writing
     // under a root when afterAll removes it (which would hide the first failure behind others).
     const outcomes = await Promise.allSettled(
-      Array.from({ length: LANES }, (_, i) => lane(i, TRIALS / LANES)),
+      Array.from({ length: LANES }, (_, i) => lane(i, trials / LANES, durability)),
     );
     const failed = outcomes.find((outcome) => outcome.status === "rejected");
     if (failed) throw failed.reason;
@@ -198,7 +206,7 @@ describe("crash consistency", () => {
       outcome.status === "fulfilled" ? [outcome.value] : [],
     );
     const kills = stats.reduce((sum, s) => sum + s.kills, 0);
-    expect(kills).toBeGreaterThanOrEqual(TRIALS);
+    expect(kills).toBeGreaterThanOrEqual(trials);
     const inFlight: Record<string, number> = {};
     for (const s of stats) {
       for (const [key, count] of Object.entries(s.inFlight))
@@ -206,12 +214,32 @@ describe("crash consistency", () => {
     }
     const acknowledged = stats.reduce((sum, s) => sum + s.acknowledged, 0);
     console.log(
-      `crash: ${kills} kills, ${acknowledged} acknowledged operations, killed mid-operation:`,
+      `crash (${durability}): ${kills} kills, ${acknowledged} acknowledged operations, killed mid-operation:`,
       inFlight,
     );
     // The kills must actually land inside operations, not only between them: puts and
     // streamed uploads alike.
-    expect((inFlight.put ?? 0) + (inFlight["put:streamed"] ?? 0)).toBeGreaterThan(TRIALS / 4);
-    expect(inFlight["put:streamed"] ?? 0).toBeGreaterThan(TRIALS / 10);
-  });
+    expect((inFlight.put ?? 0) + (inFlight["put:streamed"] ?? 0)).toBeGreaterThan(trials / 4);
+    expect(inFlight["put:streamed"] ?? 0).toBeGreaterThan(trials / 10);
+  }
+}
+
+describe("crash consistency", () => {
+  // A bound on liveness, not speed: 200 child processes on a shared 2-core machine.
+  it(
+    `survives ${TRIALS} SIGKILLs at random points of puts, uploads and deletes`,
+    {
+      timeout: 600_000,
+    },
+    () => killTrials(TRIALS, "durable"),
+  );
+
+  // Without fsync a killed process loses nothing either: the kernel keeps every call it made.
+  it(
+    `survives ${PROCESS_TRIALS} SIGKILLs under durability "process"`,
+    {
+      timeout: 600_000,
+    },
+    () => killTrials(PROCESS_TRIALS, "process"),
+  );
 });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StagingFile } from "../src/staging-file.js";
 
 const MiB = 1024 * 1024;
+const DURABLE = { durability: "durable" } as const;
 
 /** 20 MiB in 1 MiB chunks, each chunk filled with its index: crosses two flush points. */
 const chunks = Array.from({ length: 20 }, (_, i) => new Uint8Array(MiB).fill(i));
@@ -26,7 +27,7 @@ describe("StagingFile", () => {
       flushes += 1;
       return datasync();
     };
-    const file = new StagingFile(handle);
+    const file = new StagingFile(handle, DURABLE);
     for (const chunk of chunks) await file.write(chunk);
     await file.syncAndClose();
     await file.close();
@@ -42,10 +43,27 @@ describe("StagingFile", () => {
     // Linux reports a writeback error to one fsync only: the one that saw it must fail the file.
     const handle = await open(join(dir, "data"), "wx");
     const failure = Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
-    handle.datasync = () => Promise.reject(failure);
-    const file = new StagingFile(handle);
+    const datasync = handle.datasync.bind(handle);
+    let syncs = 0;
+    handle.datasync = () => (syncs++ === 0 ? Promise.reject(failure) : datasync());
+    const file = new StagingFile(handle, DURABLE);
     for (const chunk of chunks) await file.write(chunk);
     await expect(file.syncAndClose()).rejects.toBe(failure);
     await file.close();
+  });
+
+  it('never syncs under "process" durability', async () => {
+    const handle = await open(join(dir, "data"), "wx");
+    let syncs = 0;
+    const count = async () => {
+      syncs += 1;
+    };
+    handle.datasync = count;
+    handle.sync = count;
+    const file = new StagingFile(handle, { durability: "process" });
+    for (const chunk of chunks) await file.write(chunk);
+    await file.syncAndClose();
+    expect(syncs).toBe(0);
+    expect((await readFile(join(dir, "data"))).byteLength).toBe(20 * MiB);
   });
 });
