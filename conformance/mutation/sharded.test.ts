@@ -1,10 +1,16 @@
 import { describeArtifactService } from "@artifact-kit/core/conformance";
 import type { MemoryArtifactServiceOptions } from "@artifact-kit/memory";
 import { memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
+import { describeShardedRouter } from "@artifact-kit/sharded/conformance";
 
-// Mutation target "sharded": the artifact-service kit over the router with memory workers,
-// shared and exact-scope (as packages/sharded/test/conformance.test.ts runs it, without the
-// slower fs subject), with the router's edge laws (packages/sharded/test/edges.test.ts).
+// Mutation target "sharded": the router kit (admission, reclamation, timers, failure, close,
+// transfer holds, scale, two routers on one backend) and the artifact-service kit over the
+// router with memory workers, shared and exact-scope (as packages/sharded/test runs them,
+// without the slower fs subject).
+
+describeShardedRouter("ShardedArtifactService", {
+  create: (factory, options) => new ShardedArtifactService(factory, options),
+});
 
 const SMALL_PAGES = { maxPageLimit: 25, legacyListLimit: 30 };
 const router = (strategy: "shared" | "exact_scope", options?: MemoryArtifactServiceOptions) =>
