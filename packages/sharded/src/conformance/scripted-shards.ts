@@ -105,6 +105,8 @@ class TransferringService extends ScriptedService implements ArtifactTransfer {
  */
 export type ScriptedTransfer = "native" | "declared_only" | "none";
 
+const PAGES = { maxPageLimit: 100, legacyListLimit: 100 };
+
 const ALL_TRANSFER = { streamingUpload: true, streamingDownload: true, byteRanges: true };
 
 /** A ShardFactory that records what it opens and lets a test block or break workers. */
@@ -126,8 +128,7 @@ export class ScriptedShards implements ShardFactory {
     this.#transfer = transfer;
     this.capabilities = defineCapabilities({
       durability,
-      maxPageLimit: 100,
-      legacyListLimit: 100,
+      ...PAGES,
       quotas: { appliesTo: "global", bounds: {} },
       ...(transfer === "none" ? {} : { transfer: ALL_TRANSFER }),
     });
@@ -138,7 +139,8 @@ export class ScriptedShards implements ShardFactory {
     this.openedShards.push(shard);
     await this.openGate;
     const kept = this.#durability === "durable" ? this.#stores.get(shard.id) : undefined;
-    const store = kept ?? new MemoryArtifactService();
+    // Pages and lists as the factory declares them: the router checks the workers against it.
+    const store = kept ?? new MemoryArtifactService(PAGES);
     this.#stores.set(shard.id, store);
     const worker =
       this.#transfer === "native"
