@@ -52,14 +52,26 @@ const COUNTING: {
     ],
   },
   {
-    // A counted file removed, text still uncounted: the text is still counted exactly.
-    bounds: { maxTotalBytes: 6 },
+    // A counted file removed while text is not counted yet (the bound not reached, so
+    // nothing forced a count): the text is still counted exactly.
+    bounds: { maxTotalBytes: 10 },
     steps: [
       ["r1", "a", "ab", accepted],
       ["r2", "a", bytes(1), accepted],
       ["remove", "r2", "a"],
-      ["r3", "a", bytes(4), accepted],
+      ["r3", "a", bytes(8), accepted],
       ["r3", "b", bytes(1), total],
+    ],
+  },
+  {
+    // A counted file replaced while text is not counted yet: the same.
+    bounds: { maxTotalBytes: 10 },
+    steps: [
+      ["r1", "a", bytes(1), accepted],
+      ["r1", "b", "ab", accepted],
+      ["r1", "a", bytes(1), accepted],
+      ["r2", "a", bytes(7), accepted],
+      ["r2", "b", bytes(1), total],
     ],
   },
   {
