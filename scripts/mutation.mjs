@@ -55,8 +55,12 @@ const TARGETS = {
     projects: ["packages/core", "packages/memory", "packages/stream"],
   },
   sharded: {
-    mutate: ["packages/sharded/src/**/*.ts", "!packages/sharded/src/index.ts"],
-    kit: "sharded.test.ts,../../packages/sharded/test/edges.test.ts",
+    mutate: [
+      "packages/sharded/src/**/*.ts",
+      "!packages/sharded/src/index.ts",
+      "!packages/sharded/src/conformance/**",
+    ],
+    kit: "sharded.test.ts",
     projects: ["packages/core", "packages/memory", "packages/fs", "packages/sharded"],
   },
 };

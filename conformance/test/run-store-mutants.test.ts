@@ -1,4 +1,5 @@
 import {
+  COUNTING_LAWS,
   type RunStoreConformanceOptions,
   runChecks,
   runStoreChecks,
@@ -37,9 +38,12 @@ describe("the run-store kit rejects every run-store mutant", () => {
 });
 
 // Each scale, domain, two-handle or namespace mutant passes every law the kit had before those
-// laws, and fails at least one of them.
+// laws (and the counting laws added after them, which also catch a run count that races), and
+// fails at least one of them.
 describe("the run-store kit's scale, domain and two-handle laws reject what the others let through", () => {
-  const added = new Set(SCALE_LAWS.map((law) => `${law.group}: ${law.name}`));
+  const added = new Set(
+    [...SCALE_LAWS, ...COUNTING_LAWS].map((law) => `${law.group}: ${law.name}`),
+  );
   const failedChecks = async (
     create: RunStoreConformanceOptions["create"],
     laws: "old" | "new",

@@ -25,8 +25,17 @@ export function runStoreOver(
   return async (bounds: RunStoreBoundsOptions): Promise<RunStoreSubject> => {
     const subject = await createService();
     let service: ArtifactService = subject.service;
+    let store: ArtifactServiceRunStore;
+    try {
+      store = new ArtifactServiceRunStore(service, { bounds });
+    } catch (error) {
+      // Bad bounds: nothing is returned to clean up, so the service goes now.
+      await service.close();
+      await subject.cleanup?.();
+      throw error;
+    }
     return {
-      store: new ArtifactServiceRunStore(service, { bounds }),
+      store,
       peer: async () => new ArtifactServiceRunStore(service, { bounds }),
       sibling: async () => new ArtifactServiceRunStore(service, { bounds, namespace: "sibling" }),
       reopen: async () => {

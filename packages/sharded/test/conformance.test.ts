@@ -9,6 +9,7 @@ import {
   ShardedArtifactService,
   shardRoot,
 } from "../src/index.js";
+import { ScriptedShards } from "./fixtures.js";
 import { removeRoot, tempRoot } from "./temp.js";
 
 const SMALL_PAGES = { maxPageLimit: 25, legacyListLimit: 30 };
@@ -42,6 +43,18 @@ describeArtifactService("sharded (exact_scope, memory)", {
       maxScopeArtifacts: 40,
     }),
   }),
+  numRuns: 50,
+});
+
+// Workers not built on core's adapter template (as a third party's may be): the router calls
+// their public methods, so every option must survive the trip. The workers' stores outlive
+// them, so a restarted router, or a second one beside the first, finds every scope's data.
+describeArtifactService("sharded (exact_scope, workers through their public methods)", {
+  create: async () => {
+    const shards = new ScriptedShards("durable", "native");
+    const open = async () => new ShardedArtifactService(shards);
+    return { service: await open(), reopen: open, openAnother: open };
+  },
   numRuns: 50,
 });
 

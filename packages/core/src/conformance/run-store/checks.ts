@@ -6,6 +6,7 @@ import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js
 import { bytesArb } from "../payload.js";
 import { registerCopy, runStoreCommands } from "./commands.js";
 import { bindRunStoreLaw, type RunStoreContext, type RunStoreLaw } from "./context.js";
+import { COUNTING_LAWS } from "./counting-checks.js";
 import { invalidCalls } from "./invalid-calls.js";
 import { LIMIT_CODES, type ModelFile, RunStoreModel, sizeOf } from "./model.js";
 import { expectContent, expectSnapshot } from "./observe.js";
@@ -306,8 +307,9 @@ async function invalidArgumentsChangeNothing({ open }: RunStoreContext) {
   const store = await open({});
   const a = file("a", "s", "kept");
   await registerAll(store, "run", [a]);
-  for (const { label, call } of invalidCalls("run", "a")) {
-    await expectArtifactError(() => call(store), "invalid_argument", label);
+  for (const { label, field, call } of invalidCalls("run", "a")) {
+    const error = await expectArtifactError(() => call(store), "invalid_argument", label);
+    expectEqual(isArtifactError(error) && error.detail.field, field, `${label}: detail.field`);
   }
   expectSnapshot(await store.artifacts("run"), [a], "after every invalid call");
 }
@@ -369,6 +371,7 @@ export const RUN_STORE_LAWS: readonly RunStoreLaw[] = Object.freeze([
       boundIsExact(bound),
     ),
   ),
+  ...COUNTING_LAWS,
   check("isolation", "a run never sees, removes or clears another run's files", runsAreIsolated),
   check("remove", "remove and clear are idempotent", removeAndClearAreIdempotent),
   check("artifacts", "an immutable snapshot, unchanged by later writes", snapshotIsImmutable),

@@ -1,0 +1,154 @@
+// The kit's instrumented workers: a factory that records what it opens and lets a law block or
+// break a worker, over memory stores it keeps (so "durable" workers find their data again).
+
+import {
+  type ArtifactService,
+  type ArtifactTransfer,
+  type Capabilities,
+  closedError,
+  type Durability,
+  defineCapabilities,
+  type Scope,
+} from "@artifact-kit/core";
+import { MemoryArtifactService } from "@artifact-kit/memory";
+import type { Shard, ShardFactory } from "../shard.js";
+
+export interface Deferred<T = void> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+}
+
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
+}
+
+export const appScope = (app: string): Scope => ({ kind: "app", app });
+
+type Operation =
+  | "put"
+  | "get"
+  | "head"
+  | "delete"
+  | "listNames"
+  | "listVersions"
+  | "list"
+  | "openUpload"
+  | "openDownload";
+
+/** Runs before every operation of a worker: may block it (await a deferred) or throw. */
+export type Hook = (
+  operation: Operation,
+  shard: Shard,
+  args: readonly unknown[],
+) => void | Promise<void>;
+
+/**
+ * A worker over a memory store that the factory keeps. Under "durable" the store outlives
+ * the worker, as files outlive an fs adapter, so a reopened worker finds its data.
+ */
+class ScriptedService implements ArtifactService {
+  readonly #store: MemoryArtifactService;
+  readonly #factory: ScriptedShards;
+  readonly #shard: Shard;
+  closed = false;
+
+  constructor(store: MemoryArtifactService, factory: ScriptedShards, shard: Shard) {
+    this.#store = store;
+    this.#factory = factory;
+    this.#shard = shard;
+  }
+
+  capabilities(): Capabilities {
+    return this.#factory.capabilities;
+  }
+
+  protected async enter(
+    operation: Operation,
+    args: readonly unknown[],
+  ): Promise<MemoryArtifactService> {
+    if (this.closed) throw closedError();
+    await this.#factory.hook(operation, this.#shard, args);
+    return this.#store;
+  }
+
+  put: ArtifactService["put"] = async (...args) => (await this.enter("put", args)).put(...args);
+  get: ArtifactService["get"] = async (...args) => (await this.enter("get", args)).get(...args);
+  head: ArtifactService["head"] = async (...args) => (await this.enter("head", args)).head(...args);
+  delete: ArtifactService["delete"] = async (...args) =>
+    (await this.enter("delete", args)).delete(...args);
+  listNames: ArtifactService["listNames"] = async (...args) =>
+    (await this.enter("listNames", args)).listNames(...args);
+  listVersions: ArtifactService["listVersions"] = async (...args) =>
+    (await this.enter("listVersions", args)).listVersions(...args);
+  list: ArtifactService["list"] = async (...args) => (await this.enter("list", args)).list(...args);
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+/** A scripted worker that also serves the memory store's native transfer. */
+class TransferringService extends ScriptedService implements ArtifactTransfer {
+  openUpload: ArtifactTransfer["openUpload"] = async (...args) =>
+    (await this.enter("openUpload", args)).openUpload(...args);
+  openDownload: ArtifactTransfer["openDownload"] = async (...args) =>
+    (await this.enter("openDownload", args)).openDownload(...args);
+}
+
+/**
+ * What the scripted workers do about streaming transfer: serve it (`native`), declare it
+ * without implementing it (`declared_only`, a broken factory), or neither (`none`).
+ */
+export type ScriptedTransfer = "native" | "declared_only" | "none";
+
+const PAGES = { maxPageLimit: 100, legacyListLimit: 100 };
+
+const ALL_TRANSFER = { streamingUpload: true, streamingDownload: true, byteRanges: true };
+
+/** A ShardFactory that records what it opens and lets a test block or break workers. */
+export class ScriptedShards implements ShardFactory {
+  readonly capabilities: Capabilities;
+  readonly #durability: Durability;
+  readonly #transfer: ScriptedTransfer;
+  readonly #stores = new Map<string, MemoryArtifactService>();
+  /** The app of every shard opened, in order ("shared" for the shared worker). */
+  readonly opened: string[] = [];
+  readonly openedShards: Shard[] = [];
+  readonly workers: ScriptedService[] = [];
+  hook: Hook = () => undefined;
+  /** While set, every open waits for it. */
+  openGate: Promise<void> | undefined;
+
+  constructor(durability: Durability, transfer: ScriptedTransfer = "none") {
+    this.#durability = durability;
+    this.#transfer = transfer;
+    this.capabilities = defineCapabilities({
+      durability,
+      ...PAGES,
+      quotas: { appliesTo: "global", bounds: {} },
+      ...(transfer === "none" ? {} : { transfer: ALL_TRANSFER }),
+    });
+  }
+
+  async open(shard: Shard): Promise<ArtifactService> {
+    this.opened.push(shard.scope ? shard.scope.app : shard.id);
+    this.openedShards.push(shard);
+    await this.openGate;
+    const kept = this.#durability === "durable" ? this.#stores.get(shard.id) : undefined;
+    // Pages and lists as the factory declares them: the router checks the workers against it.
+    const store = kept ?? new MemoryArtifactService(PAGES);
+    this.#stores.set(shard.id, store);
+    const worker =
+      this.#transfer === "native"
+        ? new TransferringService(store, this, shard)
+        : new ScriptedService(store, this, shard);
+    this.workers.push(worker);
+    return worker;
+  }
+}
+
+export const bytes = (text: string) => new TextEncoder().encode(text);
