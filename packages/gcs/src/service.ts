@@ -1,7 +1,19 @@
 import { type Capabilities, defineCapabilities } from "@artifact-kit/core";
 import { AdapterService } from "@artifact-kit/core/adapter";
+import { ObjectStoreBackend, type ObjectStoreDialect } from "@artifact-kit/object-store";
+import { GcsBucket } from "./bucket-client.js";
 import { type GcsArtifactServiceOptions, type GcsConfig, resolveGcsConfig } from "./config.js";
-import { GcsStore } from "./store.js";
+
+/**
+ * The gcs adapter's on-bucket format, unchanged since its first release: a manifest header
+ * before the data with a copy in custom metadata (listings carry it), bindings under each
+ * name, and deletions flagged on the keyed version's allocation object.
+ */
+export const GCS_DIALECT: ObjectStoreDialect = Object.freeze({
+  format: Object.freeze({ kind: "header", name: "artifact-kit/gcs@1" }),
+  bindings: "per-name",
+  deletions: "allocation-flags",
+});
 
 function gcsCapabilities(config: GcsConfig): Capabilities {
   const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxContentionWaitMs } =
@@ -22,11 +34,16 @@ function gcsCapabilities(config: GcsConfig): Capabilities {
  * Artifact service on one GCS bucket. Instances keep no state that matters for correctness:
  * any number of them, on any number of hosts, may share a bucket and prefix. Versions are
  * allocated by create-only writes of permanent allocation objects, and published by one
- * create-only object holding manifest and data, so a reader never sees a partial artifact.
+ * create-only object holding manifest and data, so a reader never sees a partial artifact
+ * (the protocol of `@artifact-kit/object-store`).
  */
 export class GcsArtifactService extends AdapterService {
   constructor(options: GcsArtifactServiceOptions) {
     const config = resolveGcsConfig(options);
-    super(new GcsStore(config), gcsCapabilities(config));
+    const bucket = new GcsBucket(config.bucket, config.maxConcurrency);
+    super(
+      new ObjectStoreBackend({ ...config, bucket, dialect: GCS_DIALECT }),
+      gcsCapabilities(config),
+    );
   }
 }
