@@ -1,16 +1,6 @@
-import { asArtifactError, type Deadline, notFound } from "@artifact-kit/core";
-import type {
-  ByteWindow,
-  CreateOutcome,
-  DeleteTarget,
-  ListPage,
-  ListRequest,
-  NewObject,
-  ObjectBucket,
-  ObjectBytes,
-  ObjectInfo,
-  StagingUpload,
-} from "@artifact-kit/object-store";
+import type { Deadline } from "@artifact-kit/core";
+import type * as store from "@artifact-kit/object-store";
+import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
 import type { Bucket } from "@google-cloud/storage";
 import pLimit, { type LimitFunction } from "p-limit";
 import { raceDeadline } from "./deadline-race.js";
@@ -26,7 +16,7 @@ export const GCS_MAX_RESULTS = 1_000;
  * failure into `unavailable` (or the deadline's own `timeout` / `aborted`). A create-only
  * write records its request id in custom metadata, which GCS listings carry.
  */
-export class GcsBucket implements ObjectBucket {
+export class GcsBucket implements store.ObjectBucket {
   readonly label = "GCS";
   readonly maxListKeys = GCS_MAX_RESULTS;
   readonly requestIds = "metadata";
@@ -44,9 +34,9 @@ export class GcsBucket implements ObjectBucket {
   /** Writes only if no live object has this name (ifGenerationMatch: 0), in one request. */
   createOnly(
     deadline: Deadline,
-    object: NewObject,
+    object: store.NewObject,
     options: { commit: boolean },
-  ): Promise<CreateOutcome> {
+  ): Promise<store.CreateOutcome> {
     const { key, body } = object;
     const save = () =>
       this.#bucket
@@ -63,8 +53,12 @@ export class GcsBucket implements ObjectBucket {
   }
 
   /** The whole object (checksum-validated), or a window of it read as one ranged stream. */
-  get(deadline: Deadline, key: string, window?: ByteWindow): Promise<ObjectBytes | undefined> {
-    const read = async (): Promise<ObjectBytes | undefined> => {
+  get(
+    deadline: Deadline,
+    key: string,
+    window?: store.ByteWindow,
+  ): Promise<store.ObjectBytes | undefined> {
+    const read = async (): Promise<store.ObjectBytes | undefined> => {
       const file = this.#bucket.file(key);
       if (!window) {
         return file.download().then(
@@ -95,7 +89,7 @@ export class GcsBucket implements ObjectBucket {
     return this.#run(deadline, `read ${key}`, read, true);
   }
 
-  head(deadline: Deadline, key: string): Promise<ObjectInfo | undefined> {
+  head(deadline: Deadline, key: string): Promise<store.ObjectInfo | undefined> {
     const read = () =>
       this.#bucket
         .file(key)
@@ -105,9 +99,9 @@ export class GcsBucket implements ObjectBucket {
   }
 
   /** One listing request; `startAfter` is GCS's inclusive startOffset less the key itself. */
-  list(deadline: Deadline, request: ListRequest): Promise<ListPage> {
+  list(deadline: Deadline, request: store.ListRequest): Promise<store.ListPage> {
     const { prefix, delimiter, startAfter, endBefore, maxKeys, cursor } = request;
-    const list = async (): Promise<ListPage> => {
+    const list = async (): Promise<store.ListPage> => {
       const [files, , response] = await this.#bucket.getFiles({
         prefix,
         maxResults: maxKeys,
@@ -137,7 +131,7 @@ export class GcsBucket implements ObjectBucket {
    * to take a second version. A lost reply is `unavailable` instead, the ambiguous failure a
    * caller may retry.
    */
-  delete(deadline: Deadline, target: DeleteTarget): Promise<boolean> {
+  delete(deadline: Deadline, target: store.DeleteTarget): Promise<boolean> {
     const remove = () =>
       this.#bucket
         .file(target.key)
@@ -164,22 +158,15 @@ export class GcsBucket implements ObjectBucket {
   }
 
   /** Bytes [start, end) of an object, streamed; not counted against maxConcurrency. */
-  async *readRange(
-    deadline: Deadline,
-    key: string,
-    start: number,
-    end: number,
-  ): AsyncGenerator<Uint8Array> {
-    try {
-      yield* this.#bucket.file(key).createReadStream({ start, end: end - 1, validation: false });
-    } catch (error) {
-      if (statusOf(error) === 404) throw notFound(`object ${key}`);
-      throw deadline.failure() ?? asArtifactError(error, `GCS read ${key}`);
-    }
+  readRange(deadline: Deadline, key: string, start: number, end: number) {
+    const isAbsent = (error: unknown) => statusOf(error) === 404;
+    return guardedStream(deadline, `GCS read ${key}`, key, isAbsent, () =>
+      this.#bucket.file(key).createReadStream({ start, end: end - 1, validation: false }),
+    );
   }
 
   /** The resumable upload starts now; the deadline applies at `seal` and `complete`. */
-  openStaging(_deadline: Deadline, stagingKey: string): StagingUpload {
+  openStaging(_deadline: Deadline, stagingKey: string): store.StagingUpload {
     this.#retries.restore();
     return new GcsStaging(this, this.#bucket, stagingKey);
   }
@@ -208,7 +195,7 @@ export class GcsBucket implements ObjectBucket {
     deadline: Deadline,
     source: string,
     target: { key: string; metadata?: Readonly<Record<string, string>> | undefined },
-  ): Promise<CreateOutcome> {
+  ): Promise<store.CreateOutcome> {
     const copy = () =>
       this.#bucket
         .file(source)
@@ -233,7 +220,7 @@ export class GcsBucket implements ObjectBucket {
       try {
         return await (abandonAtDeadline ? raceDeadline(work(), deadline) : work());
       } catch (error) {
-        throw deadline.failure() ?? asArtifactError(error, `GCS ${operation}`);
+        throw requestFailure(deadline, error, `GCS ${operation}`);
       } finally {
         this.#retries.restore();
       }
@@ -252,19 +239,13 @@ function whenStatus<T>(status: number, value: T): (error: unknown) => T {
   };
 }
 
-/** The whole object's size from a Content-Range ("bytes 0-9/1234"), else the body's. */
-function objectSizeOf(contentRange: unknown, bodyBytes: number): number {
-  const total = typeof contentRange === "string" ? contentRange.match(/\/(\d+)$/)?.[1] : undefined;
-  return total === undefined ? bodyBytes : Number(total);
-}
-
 function objectInfo(metadata: {
   name?: string | undefined;
   size?: string | number | undefined;
   updated?: string | undefined;
   generation?: string | number | undefined;
   metadata?: Record<string, unknown> | undefined;
-}): ObjectInfo {
+}): store.ObjectInfo {
   const custom: Record<string, string> = {};
   for (const [key, value] of Object.entries(metadata.metadata ?? {})) {
     if (typeof value === "string") custom[key] = value;

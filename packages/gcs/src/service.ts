@@ -1,8 +1,11 @@
-import { type Capabilities, defineCapabilities } from "@artifact-kit/core";
 import { AdapterService } from "@artifact-kit/core/adapter";
-import { ObjectStoreBackend, type ObjectStoreDialect } from "@artifact-kit/object-store";
+import {
+  ObjectStoreBackend,
+  type ObjectStoreDialect,
+  objectStoreCapabilities,
+} from "@artifact-kit/object-store";
 import { GcsBucket } from "./bucket-client.js";
-import { type GcsArtifactServiceOptions, type GcsConfig, resolveGcsConfig } from "./config.js";
+import { type GcsArtifactServiceOptions, resolveGcsConfig } from "./config.js";
 
 /**
  * The gcs adapter's on-bucket format, unchanged since its first release: a manifest header
@@ -14,21 +17,6 @@ export const GCS_DIALECT: ObjectStoreDialect = Object.freeze({
   bindings: "per-name",
   deletions: "allocation-flags",
 });
-
-function gcsCapabilities(config: GcsConfig): Capabilities {
-  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxContentionWaitMs } =
-    config;
-  return defineCapabilities({
-    durability: "durable",
-    maxPageLimit,
-    legacyListLimit,
-    quotas: {
-      appliesTo: "global",
-      bounds: { maxArtifactBytes, maxConcurrency, maxContentionWaitMs },
-    },
-    transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
-  });
-}
 
 /**
  * Artifact service on one GCS bucket. Instances keep no state that matters for correctness:
@@ -43,7 +31,7 @@ export class GcsArtifactService extends AdapterService {
     const bucket = new GcsBucket(config.bucket, config.maxConcurrency);
     super(
       new ObjectStoreBackend({ ...config, bucket, dialect: GCS_DIALECT }),
-      gcsCapabilities(config),
+      objectStoreCapabilities(config),
     );
   }
 }

@@ -1,16 +1,6 @@
-import { asArtifactError, type Deadline, notFound, unavailable } from "@artifact-kit/core";
-import type {
-  ByteWindow,
-  CreateOutcome,
-  DeleteTarget,
-  ListPage,
-  ListRequest,
-  NewObject,
-  ObjectBucket,
-  ObjectBytes,
-  ObjectInfo,
-  StagingUpload,
-} from "@artifact-kit/object-store";
+import { type Deadline, unavailable } from "@artifact-kit/core";
+import type * as store from "@artifact-kit/object-store";
+import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -45,7 +35,7 @@ const CONFLICT_RETRIES = 3;
  * Commit writes are never abandoned at the deadline, so their outcome is never misreported.
  * A create-only write records its request id as its body: S3 listings carry no metadata.
  */
-export class S3Bucket implements ObjectBucket {
+export class S3Bucket implements store.ObjectBucket {
   readonly label = "S3";
   readonly maxListKeys = S3_MAX_KEYS;
   readonly requestIds = "body";
@@ -71,9 +61,9 @@ export class S3Bucket implements ObjectBucket {
   /** PutObject with If-None-Match: * (one request). */
   createOnly(
     deadline: Deadline,
-    object: NewObject,
+    object: store.NewObject,
     options: { commit: boolean },
-  ): Promise<CreateOutcome> {
+  ): Promise<store.CreateOutcome> {
     return this.#createOnly(deadline, `write ${object.key}`, options.commit, (abortSignal) =>
       this.#client.send(
         new PutObjectCommand({
@@ -89,7 +79,11 @@ export class S3Bucket implements ObjectBucket {
     );
   }
 
-  get(deadline: Deadline, key: string, window?: ByteWindow): Promise<ObjectBytes | undefined> {
+  get(
+    deadline: Deadline,
+    key: string,
+    window?: store.ByteWindow,
+  ): Promise<store.ObjectBytes | undefined> {
     return this.#run(deadline, `read ${key}`, true, async (abortSignal) => {
       try {
         const response = await this.#client.send(
@@ -109,7 +103,7 @@ export class S3Bucket implements ObjectBucket {
     });
   }
 
-  head(deadline: Deadline, key: string): Promise<ObjectInfo | undefined> {
+  head(deadline: Deadline, key: string): Promise<store.ObjectInfo | undefined> {
     return this.#run(deadline, `read metadata of ${key}`, true, async (abortSignal) => {
       try {
         const response = await this.#client.send(
@@ -130,7 +124,7 @@ export class S3Bucket implements ObjectBucket {
   }
 
   /** One ListObjectsV2 request; `endBefore` is applied here (S3 has no end key). */
-  list(deadline: Deadline, request: ListRequest): Promise<ListPage> {
+  list(deadline: Deadline, request: store.ListRequest): Promise<store.ListPage> {
     return this.#run(deadline, `list ${request.prefix}`, true, async (abortSignal) => {
       const response = await this.#client.send(
         new ListObjectsV2Command({
@@ -163,7 +157,7 @@ export class S3Bucket implements ObjectBucket {
   }
 
   /** DeleteObject, awaited like a commit; S3 cannot say whether the key existed. */
-  async delete(deadline: Deadline, target: DeleteTarget): Promise<boolean> {
+  async delete(deadline: Deadline, target: store.DeleteTarget): Promise<boolean> {
     await this.#run(deadline, `delete ${target.key}`, false, async () => {
       await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: target.key }));
     });
@@ -177,29 +171,17 @@ export class S3Bucket implements ObjectBucket {
   }
 
   /** One Range GET, streamed; not counted against maxConcurrency. */
-  async *readRange(
-    deadline: Deadline,
-    key: string,
-    start: number,
-    end: number,
-  ): AsyncGenerator<Uint8Array> {
-    try {
-      const response = await this.#client.send(
-        new GetObjectCommand({
-          Bucket: this.#bucket,
-          Key: key,
-          Range: `bytes=${start}-${end - 1}`,
-        }),
-        withSignal(deadline.toSignal()),
-      );
-      yield* response.Body as AsyncIterable<Uint8Array>;
-    } catch (error) {
-      if (statusOf(error) === 404) throw notFound(`object ${key}`);
-      throw deadline.failure() ?? asArtifactError(error, `S3 read ${key}`);
-    }
+  readRange(deadline: Deadline, key: string, start: number, end: number) {
+    const isAbsent = (error: unknown) => statusOf(error) === 404;
+    return guardedStream(deadline, `S3 read ${key}`, key, isAbsent, async () => {
+      const range = `bytes=${start}-${end - 1}`;
+      const request = new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: range });
+      const response = await this.#client.send(request, withSignal(deadline.toSignal()));
+      return response.Body as AsyncIterable<Uint8Array>;
+    });
   }
 
-  openStaging(deadline: Deadline, stagingKey: string): StagingUpload {
+  openStaging(deadline: Deadline, stagingKey: string): store.StagingUpload {
     const { partBytes, completion } = this.#staging;
     return new S3Staging(this, stagingKey, partBytes, completion === "create-only", deadline);
   }
@@ -269,7 +251,7 @@ export class S3Bucket implements ObjectBucket {
       );
       return etagOf(response.ETag, upload.key);
     } catch (error) {
-      throw deadline.failure() ?? asArtifactError(error, `S3 upload part of ${upload.key}`);
+      throw requestFailure(deadline, error, `S3 upload part of ${upload.key}`);
     }
   }
 
@@ -302,7 +284,7 @@ export class S3Bucket implements ObjectBucket {
     upload: MultipartUpload,
     etags: readonly string[],
     options: { createOnly: boolean; commit: boolean },
-  ): Promise<CreateOutcome> {
+  ): Promise<store.CreateOutcome> {
     return this.#createOnly(deadline, `complete ${upload.key}`, options.commit, (abortSignal) =>
       this.#client.send(
         new CompleteMultipartUploadCommand({
@@ -338,7 +320,7 @@ export class S3Bucket implements ObjectBucket {
     operation: string,
     commit: boolean,
     send: (abortSignal: AbortSignal | undefined) => Promise<unknown>,
-  ): Promise<CreateOutcome> {
+  ): Promise<store.CreateOutcome> {
     return this.#run(deadline, operation, !commit, async (abortSignal) => {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -368,7 +350,7 @@ export class S3Bucket implements ObjectBucket {
       try {
         return await work(abandon ? deadline.toSignal() : undefined);
       } catch (error) {
-        throw deadline.failure() ?? asArtifactError(error, `S3 ${operation}`);
+        throw requestFailure(deadline, error, `S3 ${operation}`);
       }
     });
   }
@@ -378,14 +360,8 @@ function withSignal(signal: AbortSignal | undefined): { abortSignal?: AbortSigna
   return signal ? { abortSignal: signal } : {};
 }
 
-function rangeHeader(window: ByteWindow): string {
+function rangeHeader(window: store.ByteWindow): string {
   return "suffix" in window ? `bytes=-${window.suffix}` : `bytes=${window.start}-${window.end}`;
-}
-
-/** The whole object's size from a Content-Range ("bytes 0-9/1234"), else the body's. */
-function objectSizeOf(contentRange: string | undefined, bodyBytes: number): number {
-  const total = contentRange?.match(/\/(\d+)$/)?.[1];
-  return total === undefined ? bodyBytes : Number(total);
 }
 
 function etagOf(etag: string | undefined, key: string): string {

@@ -1,14 +1,15 @@
-import { type Capabilities, closedError, defineCapabilities } from "@artifact-kit/core";
+import { closedError } from "@artifact-kit/core";
 import { AdapterService } from "@artifact-kit/core/adapter";
 import {
   ObjectLayout,
   ObjectStoreBackend,
   type ObjectStoreDialect,
+  objectStoreCapabilities,
   type RepairOptions,
   type RepairReport,
 } from "@artifact-kit/object-store";
 import { S3Bucket } from "./bucket-client.js";
-import { resolveS3Config, type S3ArtifactServiceOptions, type S3Config } from "./config.js";
+import { resolveS3Config, type S3ArtifactServiceOptions } from "./config.js";
 import { probeConditionalWrites } from "./probe.js";
 
 /**
@@ -21,24 +22,6 @@ export const S3_DIALECT: ObjectStoreDialect = Object.freeze({
   bindings: "name-and-key",
   deletions: "markers",
 });
-
-function s3Capabilities(config: S3Config): Capabilities {
-  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxContentionWaitMs } =
-    config;
-  const bounds = {
-    maxArtifactBytes,
-    maxConcurrency,
-    maxContentionWaitMs,
-    partBytes: config.partBytes,
-  };
-  return defineCapabilities({
-    durability: "durable",
-    maxPageLimit,
-    legacyListLimit,
-    quotas: { appliesTo: "global", bounds },
-    transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
-  });
-}
 
 /**
  * Artifact service on one S3 bucket (or any server speaking S3 with create-only writes).
@@ -71,7 +54,7 @@ export class S3ArtifactService extends AdapterService {
       completion: multipartCompletion,
     });
     const backend = new ObjectStoreBackend({ ...config, bucket, dialect: S3_DIALECT });
-    super(backend, s3Capabilities(config));
+    super(backend, objectStoreCapabilities(config, { partBytes }));
     this.#backend = backend;
     const layout = new ObjectLayout(config.prefix, S3_DIALECT.bindings);
     this.#probe = () => probeConditionalWrites(bucket, layout, multipartCompletion);
