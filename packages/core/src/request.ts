@@ -218,7 +218,8 @@ export interface ParsedListScopes {
 
 const scopeId = (value: unknown, field: string) => validateText(value, field, MAX_SCOPE_ID_BYTES);
 
-function parseScopeLevel(opts: Record<string, unknown>): ScopeLevel {
+/** The level that listScopes options ask for (`opts`: options already checked for unknown keys). */
+export function parseScopeLevel(opts: Record<string, unknown>): ScopeLevel {
   const kind = opts.kind ?? "app";
   if (kind !== "app" && kind !== "user" && kind !== "session") {
     throw invalidArgument("kind", 'must be "app", "user" or "session"');

@@ -30,9 +30,8 @@ export async function scopePage(
 ): Promise<{ ids: string[]; nextCursor: string | undefined }> {
   const level = levelOf(options);
   const page = await service.listScopes(options);
-  const limit = options.limit ?? service.capabilities().pagination.maxPageLimit;
   try {
-    checkScopePageReply(page, level, limit, options.cursor);
+    checkScopePageReply(page, options, service.capabilities().pagination.maxPageLimit);
   } catch (error) {
     fail(
       `listScopes(${JSON.stringify(options)}) returned ${JSON.stringify(page)}: ${
