@@ -94,6 +94,27 @@ async function seenThroughAnotherHandle(handles: readonly ArtifactService[]) {
   }
 }
 
+/** A restarted service lists what was live before, and not what was emptied. */
+async function survivesRestart({ service, reopen }: LawContext) {
+  const a = freshApp("restart");
+  await service.put({ kind: "session", app: a, user: "u", session: "kept" }, "n", ONE_BYTE);
+  await service.put({ kind: "session", app: a, user: "u", session: "emptied" }, "n", ONE_BYTE);
+  await service.put({ kind: "user", app: a, user: "v" }, "n", ONE_BYTE);
+  await service.delete({ kind: "session", app: a, user: "u", session: "emptied" }, "n", "all");
+  const restarted = await reopen();
+  expectEqual(await listedAmong(restarted, [a]), [a], "the apps after a restart");
+  expectEqual(
+    await readAllScopeIds(restarted, { kind: "user", app: a }),
+    ["u", "v"],
+    "the users after a restart",
+  );
+  expectEqual(
+    await readAllScopeIds(restarted, { kind: "session", app: a, user: "u" }),
+    ["kept"],
+    "the sessions after a restart",
+  );
+}
+
 /** Two tenants of one backend list only their own scopes. */
 async function neighboursListOnlyTheirOwn({ fresh }: LawContext) {
   await fresh(async (holder) => {
@@ -140,6 +161,12 @@ async function neighboursListOnlyTheirOwn({ fresh }: LawContext) {
 }
 
 export const scopeListingSharedLaws = [
+  check(
+    "scope listing",
+    "a restarted service lists the scopes live before it, and not one emptied before it",
+    survivesRestart,
+    { needs: ["reopen"] },
+  ),
   check(
     "scope listing",
     "a scope written or emptied through one handle is listed or not by the other at once",
