@@ -1,6 +1,6 @@
 import { compareUtf8 } from "./order.js";
-import type { ParsedListScopes, ScopeLevel } from "./request.js";
-import type { Scope, ScopePage } from "./types.js";
+import type { ParsedListNames, ParsedListScopes, ScopeLevel } from "./request.js";
+import type { NamePage, Scope, ScopePage } from "./types.js";
 
 // Scope discovery for adapters that know every scope they have stored (a slot, a marker, a
 // row) and can tell whether one holds a live version. A level's id is listed when any scope
@@ -74,6 +74,22 @@ export async function pageLiveScopes(
     });
   }
   return scopePageOf(level, found, limit);
+}
+
+/**
+ * pageLiveScopes where a scope is live when a listNames page of one finds a name: `names` is
+ * the adapter's own listNames hook, asked under the listing's deadline.
+ */
+export function pageScopesWithNames(
+  known: Iterable<Scope>,
+  request: ParsedListScopes,
+  names: (request: ParsedListNames) => NamePage | Promise<NamePage>,
+): Promise<ScopePage> {
+  const { deadline } = request;
+  return pageLiveScopes(known, request, async (scope) => {
+    const page = await names({ scope, limit: 1, cursor: undefined, prefix: undefined, deadline });
+    return page.items.length > 0;
+  });
 }
 
 /**

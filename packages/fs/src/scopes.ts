@@ -10,7 +10,7 @@ import {
 import {
   type ParsedListNames,
   type ParsedListScopes,
-  pageLiveScopes,
+  pageScopesWithNames,
 } from "@artifact-kit/core/adapter";
 import { type RootPaths, SLOT_PATTERN } from "./layout.js";
 import { parseFormatRecord, readSmallFile, scanStoreDirectory } from "./records.js";
@@ -75,11 +75,5 @@ export async function liveScopePage(
   request: ParsedListScopes,
   names: (request: ParsedListNames) => Promise<NamePage>,
 ): Promise<ScopePage> {
-  const firstName = (scope: Scope) =>
-    names({ scope, limit: 1, cursor: undefined, prefix: undefined, deadline: request.deadline });
-  return pageLiveScopes(
-    await slots.all(),
-    request,
-    async (scope) => (await firstName(scope)).items.length > 0,
-  );
+  return pageScopesWithNames(await slots.all(), request, names);
 }

@@ -25,9 +25,8 @@ import {
   type VersionPage,
 } from "@artifact-kit/core";
 import {
-  type ParsedListNames,
   type ParsedRequest,
-  pageLiveScopes,
+  pageScopesWithNames,
   parseDelete,
   parseDownload,
   parseGet,
@@ -183,17 +182,9 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
       );
     }
     const known = this.#factory.scopes ? await this.#factory.scopes() : this.#pool.openedScopes();
-    return pageLiveScopes(known, r, async (scope) => {
-      const names: ParsedListNames = {
-        scope,
-        limit: 1,
-        cursor: undefined,
-        prefix: undefined,
-        deadline: r.deadline,
-      };
-      const page = await this.#route(names, "listNames", (port) => port.listNames(names));
-      return page.items.length > 0;
-    });
+    return pageScopesWithNames(known, r, (names) =>
+      this.#route(names, "listNames", (port) => port.listNames(names)),
+    );
   }
 
   /** The worker's own upload; its worker stays in use until it is published, fails or is aborted. */
