@@ -10,12 +10,14 @@ import { type GcsArtifactServiceOptions, resolveGcsConfig } from "./config.js";
 /**
  * The gcs adapter's on-bucket format, unchanged since its first release: a manifest header
  * before the data with a copy in custom metadata (listings carry it), bindings under each
- * name, and deletions flagged on the keyed version's allocation object.
+ * name, and deletions flagged on the keyed version's allocation object; scope markers hold
+ * their scope in custom metadata too, so listing them reads no object.
  */
 export const GCS_DIALECT: ObjectStoreDialect = Object.freeze({
   format: Object.freeze({ kind: "header", name: "artifact-kit/gcs@1" }),
   bindings: "per-name",
   deletions: "allocation-flags",
+  scopeMarkers: "metadata",
 });
 
 /**

@@ -32,4 +32,15 @@ export interface ObjectStoreDialect {
    *   delete that removes it is the one that deleted (GCS; needs `tellsDeletes`).
    */
   readonly deletions: "markers" | "allocation-flags";
+  /**
+   * How a scope's marker `c/<sha256 of scope>` (written create-only before the scope's first
+   * publication, never removed; what listScopes lists) holds the scope it stands for:
+   * - "body": the body is `{"scope": <scope>}`, read with one ranged get per marker an
+   *   instance has not met yet (S3, whose listings carry no metadata).
+   * - "metadata": the body is the scope's JSON and so is the custom metadata entry
+   *   `artifactKitScope`, which the listing carries: no read per marker (GCS). Needs a bucket
+   *   whose `list` answers carry custom metadata, and metadata values that may hold any
+   *   UTF-8 (ids are arbitrary strings).
+   */
+  readonly scopeMarkers: "body" | "metadata";
 }

@@ -22,6 +22,7 @@ function parsePadded(text: string): number | undefined {
  *   <prefix>s/<sha256 of scope>/d/<name key>/<version, zero-padded>  deletion markers ("markers")
  *   <prefix>s/<sha256 of scope>/k/<sha256 of name NUL key>           bindings ("name-and-key")
  *   <prefix>s/<sha256 of scope>/k/<name key>/<sha256 of key>         bindings ("per-name")
+ *   <prefix>c/<sha256 of scope>                                      scope markers, permanent
  *   <prefix>u/<random upload id>[...]                                streamed uploads' staging
  *   <prefix>p/<random id>                                            an adapter's probe, removed
  *
@@ -79,6 +80,21 @@ export class ObjectLayout {
     return this.#bindings === "name-and-key"
       ? `${this.#scopeRoot(scope)}k/${sha256Hex(`${name}\u0000${idempotencyKey}`)}`
       : `${this.#scopeRoot(scope)}k/${key}/${sha256Hex(idempotencyKey)}`;
+  }
+
+  /** Parent of the scope markers: one object per scope ever written into, never removed. */
+  scopeMarkersPrefix(): string {
+    return `${this.prefix}c/`;
+  }
+
+  scopeMarker(scope: Scope): string {
+    return this.scopeMarkersPrefix() + scopeDigest(scope);
+  }
+
+  /** Whether a key listed under `scopeMarkersPrefix()` has a scope marker's form. */
+  isScopeMarker(objectKey: string): boolean {
+    const markers = this.scopeMarkersPrefix();
+    return objectKey.startsWith(markers) && /^[0-9a-f]{64}$/.test(objectKey.slice(markers.length));
   }
 
   uploadsPrefix(): string {

@@ -8,6 +8,7 @@ import {
   notFound,
   resultLimitExceeded,
   type Scope,
+  type ScopePage,
   type VersionPage,
 } from "@artifact-kit/core";
 import {
@@ -20,10 +21,12 @@ import {
   type ParsedDelete,
   type ParsedGet,
   type ParsedListNames,
+  type ParsedListScopes,
   type ParsedListVersions,
   type ParsedPublication,
   type ParsedRequest,
   type ParsedUpload,
+  pageScopesWithNames,
   type StoredArtifact,
   type StoredDownload,
   type UploadTarget,
@@ -39,6 +42,7 @@ import type { ObjectStoreOptions } from "./options.js";
 import { Publisher } from "./publisher.js";
 import { PublishedReader } from "./reader.js";
 import { type RepairOptions, type RepairReport, repairPrefix } from "./repair.js";
+import { ScopeMarkers } from "./scopes.js";
 import { type Tombstones, tombstonesOf } from "./tombstones.js";
 import { TrailerFormat } from "./trailer-format.js";
 import { stagedUpload } from "./upload.js";
@@ -59,6 +63,7 @@ export class ObjectStoreBackend implements AdapterHooks {
   readonly #reader: PublishedReader;
   readonly #publisher: Publisher;
   readonly #tombstones: Tombstones;
+  readonly #scopes: ScopeMarkers;
 
   constructor(options: ObjectStoreOptions) {
     const { bucket, prefix, dialect } = options;
@@ -73,6 +78,7 @@ export class ObjectStoreBackend implements AdapterHooks {
     this.#latest = new LatestLookup(bucket, this.#layout, this.#allocator);
     this.#reader = new PublishedReader(bucket, this.#layout, this.#format, this.#latest);
     this.#tombstones = tombstonesOf(dialect.deletions, bucket, this.#layout);
+    this.#scopes = new ScopeMarkers(bucket, this.#layout, dialect.scopeMarkers);
     this.#publisher = new Publisher(
       bucket,
       this.#layout,
@@ -87,12 +93,16 @@ export class ObjectStoreBackend implements AdapterHooks {
     return repairPrefix(this.#bucket, this.#layout, options);
   }
 
-  /** One create-only object holding data and manifest: the publication point of a put. */
-  publish(
+  /**
+   * One create-only object holding data and manifest: the publication point of a put (after
+   * the scope's marker, so a listing of scopes finds every scope that was ever published to).
+   */
+  async publish(
     request: ParsedPublication,
     bytes: Uint8Array,
     digest: DataDigest,
   ): Promise<ArtifactMeta> {
+    await this.#scopes.record(request.scope, request.deadline);
     return this.#publisher.publish(request, digest, (manifest, objectKey) =>
       this.#bucket.createOnly(request.deadline, this.#format.encode(objectKey, manifest, bytes), {
         commit: true,
@@ -101,6 +111,7 @@ export class ObjectStoreBackend implements AdapterHooks {
   }
 
   async beginUpload(request: ParsedUpload): Promise<UploadTarget> {
+    await this.#scopes.record(request.scope, request.deadline);
     return stagedUpload(this.#bucket, this.#layout, this.#format, this.#publisher, request);
   }
 
@@ -182,6 +193,12 @@ export class ObjectStoreBackend implements AdapterHooks {
       },
       (key) => this.#reader.truncatedKeyName(request.scope, key, request.deadline),
     );
+  }
+
+  /** The markers' scopes (one listing per 1,000), each tested with a one-name listing. */
+  async scopes(request: ParsedListScopes): Promise<ScopePage> {
+    const known = await this.#scopes.all(request.deadline);
+    return pageScopesWithNames(known, request, (names) => this.names(names));
   }
 
   async versions(request: ParsedListVersions): Promise<VersionPage> {

@@ -15,12 +15,14 @@ import { probeConditionalWrites } from "./probe.js";
 /**
  * The s3 adapter's on-bucket format, unchanged since its first release: data then a
  * manifest trailer (S3 parts can only be appended), bindings keyed by name and key, and
- * permanent deletion markers (DeleteObject cannot say whether it deleted anything).
+ * permanent deletion markers (DeleteObject cannot say whether it deleted anything); scope
+ * markers hold their scope in the body (S3 listings carry no metadata).
  */
 export const S3_DIALECT: ObjectStoreDialect = Object.freeze({
   format: Object.freeze({ kind: "trailer", name: "artifact-kit/s3@1" }),
   bindings: "name-and-key",
   deletions: "markers",
+  scopeMarkers: "body",
 });
 
 /**
