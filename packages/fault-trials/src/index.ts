@@ -17,6 +17,8 @@ export type { RaceOpener } from "./put-worker.js";
 export { SeededRandom } from "./random.js";
 export type { DeleteRecord, LaneLog, PutRecord } from "./records.js";
 export { ServerRelay } from "./relay.js";
+export { describeFaultTrials } from "./suites/fault-trials.js";
+export { describeFaults, type FaultBackend, type FaultContext, failure } from "./suites/faults.js";
 export { describeLayoutCompatibility, type LayoutBackend } from "./suites/layout.js";
 export { describeRaces, type RaceBackend } from "./suites/races.js";
 export {
