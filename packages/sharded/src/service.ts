@@ -236,7 +236,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   }
 
   /** Runs `call` on the request's worker, which is in use (not reclaimable) until it settles. */
-  #route<T>(
+  async #route<T>(
     request: ParsedRequest,
     operation: string,
     call: (port: ServicePort) => Promise<T>,
