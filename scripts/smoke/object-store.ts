@@ -61,6 +61,7 @@ const dialect = {
   format: { kind: "trailer", name: "smoke/map@1" },
   bindings: "name-and-key",
   deletions: "markers",
+  scopeMarkers: "body",
 } as const;
 const backend = new ObjectStoreBackend({ ...bounds, bucket, prefix: "", dialect });
 const service = new (class extends AdapterService {})(backend, objectStoreCapabilities(bounds));

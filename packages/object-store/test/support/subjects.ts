@@ -19,6 +19,7 @@ export const DIALECTS = {
       format: { kind: "trailer", name: "test/trailer@1" },
       bindings: "name-and-key",
       deletions: "markers",
+      scopeMarkers: "body",
     },
     newBucket: () => new MemoryBucket("body", false, false),
   },
@@ -27,6 +28,7 @@ export const DIALECTS = {
       format: { kind: "header", name: "test/header@1" },
       bindings: "per-name",
       deletions: "allocation-flags",
+      scopeMarkers: "metadata",
     },
     newBucket: () => new MemoryBucket("metadata", true, true),
   },
@@ -44,9 +46,10 @@ export function openService(
   bucket: MemoryBucket,
   dialect: ObjectStoreDialect,
   bounds: Partial<typeof BOUNDS> = {},
+  prefix = "p/",
 ): AdapterService {
   const config = { ...BOUNDS, ...bounds };
-  const backend = new ObjectStoreBackend({ ...config, bucket, prefix: "p/", dialect });
+  const backend = new ObjectStoreBackend({ ...config, bucket, prefix, dialect });
   return new (class extends AdapterService {})(backend, objectStoreCapabilities(config));
 }
 
@@ -79,6 +82,8 @@ export function memorySubjects(
       service: open(),
       reopen: async () => open(),
       openAnother: async () => open(),
+      // Nested in this store's scope-marker folder: the hardest neighbour to keep apart.
+      openNeighbour: async () => openService(bucket, dialect, bounds, "p/c/"),
       corrupt: async (meta, offset) => corrupt(bucket, dialect, meta, offset),
     };
   };
