@@ -40,6 +40,7 @@ const plain: ArtifactService = {
   listNames: (...args) => service.listNames(...args),
   listVersions: (...args) => service.listVersions(...args),
   list: (...args) => service.list(...args),
+  listScopes: (...args) => service.listScopes(...args),
   close: () => service.close(),
 };
 const buffering = { maxBytes: 1024 };

@@ -17,10 +17,12 @@ import {
   type ParsedDelete,
   type ParsedGet,
   type ParsedListNames,
+  type ParsedListScopes,
   type ParsedListVersions,
   type ParsedPublication,
   type ParsedRequest,
   pageAfter,
+  pageLiveScopes,
   replayIdempotentPut,
   scopeKey,
 } from "@artifact-kit/core/adapter";
@@ -39,7 +41,8 @@ interface Stored {
  * backend's own. It scans to list names, which is fine for an example, not for production.
  */
 class MapBackend implements AdapterHooks {
-  readonly #entries = new Map<string, Map<string, Stored>>();
+  /** Scope key -> the scope and its names. */
+  readonly #entries = new Map<string, { scope: Scope; names: Map<string, Stored> }>();
   readonly #legacyListLimit: number;
 
   constructor(legacyListLimit: number) {
@@ -107,6 +110,14 @@ class MapBackend implements AdapterHooks {
     return { ...page, items: page.items.map(({ meta }) => meta) };
   }
 
+  async scopes(request: ParsedListScopes) {
+    // Every scope holding a live version; core groups them by the level's id, sorts and pages.
+    const live = [...this.#entries.values()]
+      .filter(({ names }) => [...names.values()].some((stored) => stored.live.length > 0))
+      .map(({ scope }) => scope);
+    return pageLiveScopes(live, request, () => true);
+  }
+
   async legacyList(request: ParsedRequest) {
     const names = this.#names(request.scope, false);
     const all = this.#liveNames(request.scope).flatMap(
@@ -133,12 +144,12 @@ class MapBackend implements AdapterHooks {
   #names(scope: Scope, create: false): Map<string, Stored> | undefined;
   #names(scope: Scope, create: boolean): Map<string, Stored> | undefined {
     const key = scopeKey(scope);
-    let names = this.#entries.get(key);
-    if (!names && create) {
-      names = new Map();
-      this.#entries.set(key, names);
+    let entry = this.#entries.get(key);
+    if (!entry && create) {
+      entry = { scope, names: new Map() };
+      this.#entries.set(key, entry);
     }
-    return names;
+    return entry?.names;
   }
 
   #find(request: ParsedGet) {

@@ -1,0 +1,32 @@
+export type {
+  ByteWindow,
+  CreateOutcome,
+  DeleteTarget,
+  ListPage,
+  ListRequest,
+  NewObject,
+  ObjectBucket,
+  ObjectBytes,
+  ObjectInfo,
+  StagedTarget,
+  StagingUpload,
+  WriteOptions,
+} from "./bucket.js";
+export {
+  guardedStream,
+  MAX_PREFIX_BYTES,
+  OBJECT_STORE_DEFAULTS,
+  type ObjectStoreBounds,
+  objectSizeOf,
+  objectStoreCapabilities,
+  requestFailure,
+  resolveOptions,
+  resolvePrefix,
+} from "./config.js";
+export type { ObjectStoreDialect } from "./dialect.js";
+export { concatBytes } from "./format.js";
+export { ObjectLayout } from "./layout.js";
+export type { ObjectStoreOptions } from "./options.js";
+export type { RepairOptions, RepairReport } from "./repair.js";
+export { REQUEST_ID_KEY } from "./request-ids.js";
+export { ObjectStoreBackend } from "./store.js";
