@@ -5,6 +5,8 @@ import type { ArtifactMeta, ArtifactService } from "@artifact-kit/core";
 import {
   type ArtifactServiceConformanceOptions,
   flipFileByte,
+  type RepairableService,
+  repairFromAnotherInstance,
   type ServiceSubject,
 } from "@artifact-kit/core/conformance";
 import type { FsArtifactServiceOptions } from "./config.js";
@@ -51,7 +53,13 @@ export async function fsSubject(
     // repair() with its defaults, from an instance of its own, as an operator would run it;
     // a class without repair (e.g. a wrapper of the adapter) has nothing to maintain.
     ...(isRepairable(service)
-      ? { maintain: () => repairWithAnotherInstance(() => Service.open({ ...bounds, root })) }
+      ? {
+          maintain: repairFromAnotherInstance(async () => {
+            const other = await Service.open({ ...bounds, root });
+            if (!isRepairable(other)) throw new TypeError("the service class has no repair()");
+            return other;
+          }),
+        }
       : {}),
     reopen: () => Service.open({ ...bounds, root }),
     openAnother: () => Service.open({ ...bounds, root }),
@@ -62,22 +70,8 @@ export async function fsSubject(
   };
 }
 
-interface Repairable {
-  repair(): Promise<unknown>;
-}
-
-const isRepairable = (service: ArtifactService): service is ArtifactService & Repairable =>
-  typeof (service as Partial<Repairable>).repair === "function";
-
-async function repairWithAnotherInstance(open: () => Promise<ArtifactService>): Promise<void> {
-  const other = await open();
-  try {
-    if (!isRepairable(other)) throw new TypeError("the service class has no repair()");
-    await other.repair();
-  } finally {
-    await other.close();
-  }
-}
+const isRepairable = (service: ArtifactService): service is ArtifactService & RepairableService =>
+  typeof (service as Partial<RepairableService>).repair === "function";
 
 /**
  * The conformance kit's subjects for the fs adapter (or a class built like it), with the

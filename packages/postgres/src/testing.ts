@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { type ArtifactMeta, scopeDigest, TRANSFER_BLOCK_BYTES } from "@artifact-kit/core";
-import type {
-  ArtifactServiceConformanceOptions,
-  ServiceSubject,
+import {
+  type ArtifactServiceConformanceOptions,
+  repairFromAnotherInstance,
+  type ServiceSubject,
 } from "@artifact-kit/core/conformance";
 import type { Pool } from "pg";
 import type { PostgresArtifactServiceBounds } from "./config.js";
@@ -61,7 +62,17 @@ export function postgresSubjects(
         return PostgresArtifactService.open({ pool: other, schema: neighbour, migrate: true });
       },
       corrupt: (meta, offset) => flipStoredByte(pool, schema, meta, offset),
-      maintain: () => migrateAndRepair(newPool(), schema, bounds),
+      // The migrations again and repair, from a pool of its own (another host's operator).
+      maintain: async () => {
+        const own = newPool();
+        try {
+          await repairFromAnotherInstance(() =>
+            PostgresArtifactService.open({ pool: own, schema, migrate: true, ...bounds }),
+          )();
+        } finally {
+          await own.end();
+        }
+      },
       cleanup: async () => {
         await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
         await pool.query(`DROP SCHEMA IF EXISTS "${neighbour}" CASCADE`);
@@ -70,24 +81,6 @@ export function postgresSubjects(
     };
   };
   return { create: subject({}), createBounded: subject(small) };
-}
-
-/** What an operator runs on a live schema: the migrations (again) and repair, its defaults. */
-async function migrateAndRepair(
-  pool: Pool,
-  schema: string,
-  bounds: PostgresArtifactServiceBounds,
-): Promise<void> {
-  try {
-    const service = await PostgresArtifactService.open({ pool, schema, migrate: true, ...bounds });
-    try {
-      await service.repair();
-    } finally {
-      await service.close();
-    }
-  } finally {
-    await pool.end();
-  }
 }
 
 /** Flips the stored byte at `offset` of a published version's data, in its block row. */

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { ArtifactMeta } from "@artifact-kit/core";
 import { nameKey } from "@artifact-kit/core/adapter";
-import type {
-  ArtifactServiceConformanceOptions,
-  ServiceSubject,
+import {
+  type ArtifactServiceConformanceOptions,
+  repairFromAnotherInstance,
+  type ServiceSubject,
 } from "@artifact-kit/core/conformance";
 import { ObjectLayout } from "@artifact-kit/object-store";
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
@@ -41,7 +42,7 @@ async function corruptObject(
  * bucket `bucket()` names; reopen and openAnother are a new service with a new client (as
  * another host would be; openAnother while the first stays open); openNeighbour a service on
  * a prefix nested in this one's own folders (the hardest neighbour to keep apart); corrupt
- * damages the published object in place.
+ * damages the published object in place; maintain runs repair() from another instance.
  */
 export function s3Subjects(
   newClient: () => S3Client,
@@ -57,6 +58,7 @@ export function s3Subjects(
       openAnother: async () => open(),
       openNeighbour: async () =>
         new S3ArtifactService({ client: newClient(), bucket: bucket(), prefix: `${prefix}/c` }),
+      maintain: repairFromAnotherInstance(open),
       corrupt: (meta, offset) => corruptObject(newClient(), bucket(), prefix, meta, offset),
     };
   };

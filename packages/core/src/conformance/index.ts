@@ -29,8 +29,10 @@ export { artifactCommands, MAX_COMMANDS, type SequenceHooks } from "./generators
 export { byUtf8Bytes, ModelCoverage, ReferenceModel } from "./model.js";
 export { BOUNDARY_SIZES, bytesArb, seededBytes, sizeArb } from "./payload.js";
 export * from "./run-store/index.js";
-export type {
-  ArtifactServiceConformanceOptions,
-  ServiceHolder,
-  ServiceSubject,
+export {
+  type ArtifactServiceConformanceOptions,
+  type RepairableService,
+  repairFromAnotherInstance,
+  type ServiceHolder,
+  type ServiceSubject,
 } from "./subject.js";

@@ -111,3 +111,26 @@ export async function withSubject<T>(
     await subject.cleanup?.();
   }
 }
+
+/** An adapter instance with a repair operation (fs, the object stores, postgres). */
+export interface RepairableService {
+  repair(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * A `maintain` hook: opens an instance of its own (another host's operator), runs its
+ * `repair()` with the defaults and closes it.
+ */
+export function repairFromAnotherInstance(
+  open: () => RepairableService | Promise<RepairableService>,
+): () => Promise<void> {
+  return async () => {
+    const other = await open();
+    try {
+      await other.repair();
+    } finally {
+      await other.close();
+    }
+  };
+}
