@@ -1,0 +1,35 @@
+/**
+ * What differs between the object-store adapters' on-bucket formats. Each adapter keeps the
+ * format its buckets were written in (existing buckets keep working); a new adapter picks
+ * the choices that suit its backend.
+ */
+export interface ObjectStoreDialect {
+  /**
+   * How a published object holds its manifest, and the format name written into it (e.g.
+   * "artifact-kit/s3@1"; a manifest with another name is refused as corrupt).
+   *
+   * - "trailer": the data, then the manifest as one JSON line, then a fixed 11-byte tail
+   *   giving the line's length. One suffix read finds the manifest; a streamed upload
+   *   appends it as its last part. For backends whose multipart uploads can only append (S3).
+   * - "header": the manifest line and "\n", then the data; a copy of the manifest (without
+   *   block digests) rides in custom metadata when it fits, so a listing that carries
+   *   metadata reads records with no further request. For backends that list metadata (GCS).
+   */
+  readonly format: { readonly kind: "trailer" | "header"; readonly name: string };
+  /**
+   * Where an idempotency key's binding lives: "name-and-key" at
+   * `s/<scope>/k/<sha256 of name NUL key>` (S3), or "per-name" at
+   * `s/<scope>/k/<name key>/<sha256 of key>` (GCS).
+   */
+  readonly bindings: "name-and-key" | "per-name";
+  /**
+   * How a deletion is decided and remembered:
+   * - "markers": each delete first creates the version's permanent deletion marker
+   *   `s/<scope>/d/<name key>/<version>` create-only (holding its request id), and the one
+   *   that creates it is the one that deleted (S3, whose DeleteObject cannot say).
+   * - "allocation-flags": a keyed version's allocation object is flagged deleted (needs
+   *   `addMetadata`), then the object is deleted conditionally on its incarnation, and the
+   *   delete that removes it is the one that deleted (GCS; needs `tellsDeletes`).
+   */
+  readonly deletions: "markers" | "allocation-flags";
+}
