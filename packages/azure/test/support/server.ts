@@ -37,3 +37,10 @@ export async function freshContainer(): Promise<ContainerClient> {
 function throughProxy(connection: string, origin: string): string {
   return connection.replace(/BlobEndpoint=https?:\/\/[^/;]+/, `BlobEndpoint=${origin}`);
 }
+
+/** The scheme, host and port of the service's blob endpoint (what a proxy forwards to). */
+export function blobOrigin(): string {
+  const endpoint = /BlobEndpoint=([^;]+)/.exec(connectionString())?.[1];
+  if (!endpoint) throw new Error("the connection string names no BlobEndpoint");
+  return new URL(endpoint).origin;
+}
