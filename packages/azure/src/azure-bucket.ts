@@ -263,11 +263,17 @@ function pageWithin(
   };
 }
 
+/** The body's bytes, as a plain Uint8Array of their own (never a Buffer, nor a pooled slice). */
 async function collect(body: NodeJS.ReadableStream | undefined): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
-  for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
-  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
+  if (body) for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
+  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 /** The whole blob's size from a Content-Range ("bytes 0-9/1234"), else the body's. */

@@ -8,6 +8,14 @@ import type { ContainerClient } from "@azure/storage-blob";
 import type { AzureArtifactServiceBounds } from "./config.js";
 import { AzureArtifactService } from "./service.js";
 
+/**
+ * Blocks small enough that the kit's multi-block uploads (a few MiB) are staged block by
+ * block and copied into place, rather than held in memory and sent as one Put Blob.
+ */
+const STAGED_UPLOAD_BOUNDS: Readonly<AzureArtifactServiceBounds> = Object.freeze({
+  blockBytes: 1024 * 1024,
+});
+
 /** Small enough for the kit to drive the item, page and list limits to their edge. */
 const SMALL_AZURE_BOUNDS: Readonly<AzureArtifactServiceBounds> = Object.freeze({
   maxArtifactBytes: 64,
@@ -61,5 +69,8 @@ export function azureSubjects(
       corrupt: (meta, offset) => corruptBlob(openContainer(), prefix, meta, offset),
     };
   };
-  return { create: subject({}), createBounded: subject({ ...SMALL_AZURE_BOUNDS }) };
+  return {
+    create: subject({ ...STAGED_UPLOAD_BOUNDS }),
+    createBounded: subject({ ...SMALL_AZURE_BOUNDS }),
+  };
 }

@@ -31,6 +31,8 @@ describe("AzureBucket against Azurite", () => {
     const stored = await bucket.get(none, at);
     expect(text(stored?.bytes)).toBe("first");
     expect(stored?.objectSize).toBe(5);
+    // A plain Uint8Array, as every adapter's get answers (not the SDK's Buffer).
+    expect(Object.getPrototypeOf(stored?.bytes)).toBe(Uint8Array.prototype);
   });
 
   it("the protocol's metadata names and Unicode values survive Azure's metadata rules", async () => {
