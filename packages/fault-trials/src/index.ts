@@ -5,10 +5,22 @@ export { type ArmedFault, type FaultKind, MAX_DELAY_MS } from "./armed-fault.js"
 export { checkLane } from "./check.js";
 export { trialOptionsFromEnv } from "./env.js";
 export { type LaneServices, OPERATION_TIMEOUT_MS, type TrialService } from "./lane.js";
+export {
+  type BucketDump,
+  type DumpedObject,
+  normaliseDump,
+  observeLayout,
+  writeLayoutScenario,
+} from "./layout.js";
 export { type PutOutcome, putFromProcesses } from "./processes.js";
+export type { RaceOpener } from "./put-worker.js";
 export { SeededRandom } from "./random.js";
 export type { DeleteRecord, LaneLog, PutRecord } from "./records.js";
 export { ServerRelay } from "./relay.js";
+export { describeFaultTrials } from "./suites/fault-trials.js";
+export { describeFaults, type FaultBackend, type FaultContext, failure } from "./suites/faults.js";
+export { describeLayoutCompatibility, type LayoutBackend } from "./suites/layout.js";
+export { describeRaces, type RaceBackend } from "./suites/races.js";
 export {
   type FaultTrialOptions,
   type FaultTrialReport,

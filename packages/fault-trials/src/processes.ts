@@ -9,19 +9,19 @@ export interface PutOutcome {
 }
 
 /**
- * Starts `processes` OS processes of `worker` (`node <worker> <endpoint> <bucket> <name>
- * <puts>`), each putting `puts` artifacts to one name at once and printing one JSON line per
+ * Starts `processes` OS processes of `worker` (`node <worker> <opener> <endpoint> <bucket>
+ * <name> <puts>`, see put-worker.ts), each putting `puts` artifacts to one name at once and printing one JSON line per
  * settled put; waits for every one of them to exit, and returns all reported outcomes.
  */
 export async function putFromProcesses(
   worker: string,
-  target: { endpoint: string; bucket: string; name: string },
+  target: { opener: string; endpoint: string; bucket: string; name: string },
   processes: number,
   puts: number,
 ): Promise<PutOutcome[]> {
-  const { endpoint, bucket, name } = target;
-  const run = () =>
-    promisify(execFile)(process.execPath, [worker, endpoint, bucket, name, String(puts)]);
+  const { opener, endpoint, bucket, name } = target;
+  const args = [worker, opener, endpoint, bucket, name, String(puts)];
+  const run = () => promisify(execFile)(process.execPath, args);
   const outputs = await Promise.all(Array.from({ length: processes }, run));
   return outputs.flatMap(({ stdout }) =>
     stdout

@@ -1,45 +1,26 @@
-import type { Writable } from "node:stream";
-import { asArtifactError, type Deadline, notFound } from "@artifact-kit/core";
+import type { Deadline } from "@artifact-kit/core";
+import type * as store from "@artifact-kit/object-store";
+import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
 import type { Bucket } from "@google-cloud/storage";
 import pLimit, { type LimitFunction } from "p-limit";
 import { raceDeadline } from "./deadline-race.js";
 import { RetrySwitch } from "./retry-switch.js";
+import { GcsStaging } from "./staging.js";
 
-/** An object as a listing or a metadata read reports it. */
-export interface StoredObject {
-  readonly name: string;
-  readonly generation: string;
-  readonly customMetadata: Readonly<Record<string, string>>;
-}
-
-export interface ListRequest {
-  prefix: string;
-  delimiter?: string;
-  startOffset?: string;
-  endOffset?: string;
-  maxResults: number;
-  pageToken?: string;
-}
-
-export interface ListPage {
-  readonly objects: readonly StoredObject[];
-  /** With a delimiter: the common prefixes, each ending in the delimiter. */
-  readonly prefixes: readonly string[];
-  readonly nextPageToken?: string;
-}
-
-interface CreateRequest {
-  name: string;
-  body: Uint8Array;
-  customMetadata: Record<string, string>;
-}
+/** The largest page one GCS listing returns. */
+export const GCS_MAX_RESULTS = 1_000;
 
 /**
- * The adapter's only door to GCS: bounds in-flight requests, makes the deadline end the wait,
- * turns the statuses the protocol expects (404, 412) into values, and every other failure into
- * `unavailable` (or the deadline's own `timeout` / `aborted`).
+ * The object-store protocol's bucket on GCS: bounds in-flight requests, makes the deadline end
+ * the wait, turns the statuses the protocol expects (404, 412) into values, and every other
+ * failure into `unavailable` (or the deadline's own `timeout` / `aborted`). A create-only
+ * write records its request id in custom metadata, which GCS listings carry.
  */
-export class BucketClient {
+export class GcsBucket implements store.ObjectBucket {
+  readonly label = "GCS";
+  readonly maxListKeys = GCS_MAX_RESULTS;
+  readonly requestIds = "metadata";
+  readonly tellsDeletes = true;
   readonly #bucket: Bucket;
   readonly #limit: LimitFunction;
   readonly #retries: RetrySwitch;
@@ -50,88 +31,158 @@ export class BucketClient {
     this.#retries = new RetrySwitch(bucket);
   }
 
-  /**
-   * Writes only if no live object has this name (ifGenerationMatch: 0), in one request.
-   * `commit` marks the publishing write: it is awaited to the end rather than abandoned at
-   * the deadline, so its outcome is never misreported.
-   */
-  async createOnly(
+  /** Writes only if no live object has this name (ifGenerationMatch: 0), in one request. */
+  createOnly(
     deadline: Deadline,
-    request: CreateRequest,
-    commit: boolean,
-  ): Promise<"created" | "exists"> {
+    object: store.NewObject,
+    options: { commit: boolean },
+  ): Promise<store.CreateOutcome> {
+    const { key, body } = object;
     const save = () =>
       this.#bucket
-        .file(request.name)
-        .save(Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength), {
+        .file(key)
+        .save(Buffer.from(body.buffer, body.byteOffset, body.byteLength), {
           resumable: false,
           // Published objects are manifest + data, of no one media type.
           contentType: "application/octet-stream",
-          metadata: { metadata: request.customMetadata },
+          metadata: { metadata: object.metadata ?? {} },
           preconditionOpts: { ifGenerationMatch: 0 },
         })
         .then(() => "created" as const, whenStatus(412, "exists" as const));
-    return this.#run(deadline, `write ${request.name}`, save, !commit);
+    return this.#run(deadline, `write ${key}`, save, !options.commit);
   }
 
-  /** The whole object, or bytes [start, end] inclusive; undefined when it does not exist. */
-  async download(
+  /** The whole object (checksum-validated), or a window of it read as one ranged stream. */
+  get(
     deadline: Deadline,
-    name: string,
-    range?: { start: number; end: number },
-  ): Promise<Uint8Array | undefined> {
-    const read = () =>
-      this.#bucket
-        .file(name)
-        .download(range ? { ...range, validation: false } : {})
-        .then(([contents]) => new Uint8Array(contents), whenStatus(404, undefined));
-    return this.#run(deadline, `read ${name}`, read, true);
+    key: string,
+    window?: store.ByteWindow,
+  ): Promise<store.ObjectBytes | undefined> {
+    const read = async (): Promise<store.ObjectBytes | undefined> => {
+      const file = this.#bucket.file(key);
+      if (!window) {
+        return file.download().then(
+          ([contents]) => {
+            const bytes = new Uint8Array(contents);
+            return { bytes, objectSize: bytes.byteLength };
+          },
+          whenStatus(404, undefined),
+        );
+      }
+      const range = "suffix" in window ? { end: -window.suffix } : window;
+      const stream = file.createReadStream({ ...range, validation: false });
+      let contentRange: unknown;
+      stream.on("response", (response: { headers?: Record<string, unknown> }) => {
+        contentRange = response.headers?.["content-range"];
+      });
+      try {
+        const chunks: Uint8Array[] = [];
+        for await (const chunk of stream) chunks.push(chunk as Uint8Array);
+        const bytes = new Uint8Array(Buffer.concat(chunks));
+        return { bytes, objectSize: objectSizeOf(contentRange, bytes.byteLength) };
+      } catch (error) {
+        const status = statusOf(error);
+        if (status === 404 || status === 416) return undefined;
+        throw error;
+      }
+    };
+    return this.#run(deadline, `read ${key}`, read, true);
   }
 
-  async stat(deadline: Deadline, name: string): Promise<StoredObject | undefined> {
+  head(deadline: Deadline, key: string): Promise<store.ObjectInfo | undefined> {
     const read = () =>
       this.#bucket
-        .file(name)
+        .file(key)
         .getMetadata()
-        .then(([metadata]) => storedObject(metadata), whenStatus(404, undefined));
-    return this.#run(deadline, `read metadata of ${name}`, read, true);
+        .then(([metadata]) => objectInfo(metadata), whenStatus(404, undefined));
+    return this.#run(deadline, `read metadata of ${key}`, read, true);
   }
 
-  async list(deadline: Deadline, request: ListRequest): Promise<ListPage> {
-    const list = async (): Promise<ListPage> => {
-      const [files, , response] = await this.#bucket.getFiles({ ...request, autoPaginate: false });
+  /** One listing request; `startAfter` is GCS's inclusive startOffset less the key itself. */
+  list(deadline: Deadline, request: store.ListRequest): Promise<store.ListPage> {
+    const { prefix, delimiter, startAfter, endBefore, maxKeys, cursor } = request;
+    const list = async (): Promise<store.ListPage> => {
+      const [files, , response] = await this.#bucket.getFiles({
+        prefix,
+        maxResults: maxKeys,
+        autoPaginate: false,
+        ...(delimiter ? { delimiter } : {}),
+        ...(startAfter ? { startOffset: startAfter } : {}),
+        ...(endBefore ? { endOffset: endBefore } : {}),
+        ...(cursor ? { pageToken: cursor } : {}),
+      });
       const { nextPageToken, prefixes } = (response ?? {}) as {
         nextPageToken?: string;
         prefixes?: string[];
       };
       return {
-        objects: files.map((file) => storedObject(file.metadata)),
+        objects: files.map((file) => objectInfo(file.metadata)).filter((o) => o.key !== startAfter),
         prefixes: prefixes ?? [],
-        ...(nextPageToken ? { nextPageToken } : {}),
+        ...(nextPageToken ? { cursor: nextPageToken } : {}),
       };
     };
-    return this.#run(deadline, `list ${request.prefix}`, list, true);
+    return this.#run(deadline, `list ${prefix}`, list, true);
   }
 
   /**
-   * A resumable, create-only upload of a new object, fed by the caller. Not counted against
-   * maxConcurrency: it lasts as long as the transfer that feeds it.
+   * Deletes the object (that generation, with `match`), awaited like a commit; false when it
+   * is already gone. Sent once, never retried by the client: a retry after a lost reply would
+   * find the object gone and report another delete's win, and `delete("latest")` would go on
+   * to take a second version. A lost reply is `unavailable` instead, the ambiguous failure a
+   * caller may retry.
    */
-  openUpload(name: string): Writable {
+  delete(deadline: Deadline, target: store.DeleteTarget): Promise<boolean> {
+    const remove = () =>
+      this.#bucket
+        .file(target.key)
+        .request({
+          method: "DELETE",
+          uri: "",
+          qs: target.match === undefined ? {} : { ifGenerationMatch: target.match },
+          maxRetries: 0,
+        })
+        .then(() => true, whenStatus(404, false))
+        .catch(whenStatus(412, false));
+    return this.#run(deadline, `delete ${target.key}`, remove, false);
+  }
+
+  async removeQuietly(key: string): Promise<void> {
+    await this.#limit(async () => {
+      this.#retries.restore();
+      try {
+        await this.#bucket.file(key).delete({ ignoreNotFound: true });
+      } finally {
+        this.#retries.restore();
+      }
+    }).catch(() => undefined);
+  }
+
+  /** Bytes [start, end) of an object, streamed; not counted against maxConcurrency. */
+  readRange(deadline: Deadline, key: string, start: number, end: number) {
+    const isAbsent = (error: unknown) => statusOf(error) === 404;
+    return guardedStream(deadline, `GCS read ${key}`, key, isAbsent, () =>
+      this.#bucket.file(key).createReadStream({ start, end: end - 1, validation: false }),
+    );
+  }
+
+  /** The resumable upload starts now; the deadline applies at `seal` and `complete`. */
+  openStaging(_deadline: Deadline, stagingKey: string): store.StagingUpload {
     this.#retries.restore();
-    return this.#bucket.file(name).createWriteStream({
-      resumable: true,
-      contentType: "application/octet-stream",
-      preconditionOpts: { ifGenerationMatch: 0 },
-    });
+    return new GcsStaging(this, this.#bucket, stagingKey);
+  }
+
+  /** Adds custom metadata entries to an existing object; false when it does not exist. */
+  addMetadata(deadline: Deadline, key: string, entries: Record<string, string>): Promise<boolean> {
+    const patch = () =>
+      this.#bucket
+        .file(key)
+        .setMetadata({ metadata: entries })
+        .then(() => true, whenStatus(404, false));
+    return this.#run(deadline, `update metadata of ${key}`, patch, false);
   }
 
   /** Concatenates `sources` into `destination`, server-side. */
-  async compose(
-    deadline: Deadline,
-    sources: readonly string[],
-    destination: string,
-  ): Promise<void> {
+  compose(deadline: Deadline, sources: readonly string[], destination: string): Promise<void> {
     const compose = async () => {
       const files = sources.map((name) => this.#bucket.file(name));
       await this.#bucket.combine(files, this.#bucket.file(destination));
@@ -140,77 +191,21 @@ export class BucketClient {
   }
 
   /** Copies `source` to a new object only if none has its name (ifGenerationMatch: 0). */
-  async copyCreateOnly(
+  copyCreateOnly(
     deadline: Deadline,
     source: string,
-    request: Omit<CreateRequest, "body">,
-  ): Promise<"created" | "exists"> {
+    target: { key: string; metadata?: Readonly<Record<string, string>> | undefined },
+  ): Promise<store.CreateOutcome> {
     const copy = () =>
       this.#bucket
         .file(source)
-        .copy(this.#bucket.file(request.name), {
+        .copy(this.#bucket.file(target.key), {
           contentType: "application/octet-stream",
-          metadata: request.customMetadata,
+          metadata: { ...target.metadata },
           preconditionOpts: { ifGenerationMatch: 0 },
         })
         .then(() => "created" as const, whenStatus(412, "exists" as const));
-    return this.#run(deadline, `copy to ${request.name}`, copy, false);
-  }
-
-  /** Bytes [start, end] inclusive of an object, streamed; not counted against maxConcurrency. */
-  async *readRange(name: string, start: number, end: number): AsyncGenerator<Uint8Array> {
-    try {
-      yield* this.#bucket.file(name).createReadStream({ start, end, validation: false });
-    } catch (error) {
-      if ((error as { code?: unknown } | null)?.code === 404) throw notFound(`object ${name}`);
-      throw asArtifactError(error, `GCS read ${name}`);
-    }
-  }
-
-  /** Adds custom metadata entries to an existing object; false when it does not exist. */
-  async addMetadata(
-    deadline: Deadline,
-    name: string,
-    entries: Record<string, string>,
-  ): Promise<boolean> {
-    const patch = () =>
-      this.#bucket
-        .file(name)
-        .setMetadata({ metadata: entries })
-        .then(() => true, whenStatus(404, false));
-    return this.#run(deadline, `update metadata of ${name}`, patch, false);
-  }
-
-  /** Best-effort removal of an object this adapter staged; never throws. */
-  async removeQuietly(name: string): Promise<void> {
-    await this.#limit(async () => {
-      this.#retries.restore();
-      try {
-        await this.#bucket.file(name).delete({ ignoreNotFound: true });
-      } finally {
-        this.#retries.restore();
-      }
-    }).catch(() => undefined);
-  }
-
-  /**
-   * Deletes that generation, awaited like a publish; false when it is already gone. Sent once,
-   * never retried by the client: a retry after a lost reply would find the object gone and
-   * report another delete's win, and `delete("latest")` would go on to take a second version.
-   * A lost reply is `unavailable` instead, the ambiguous failure a caller may retry.
-   */
-  async delete(deadline: Deadline, object: StoredObject): Promise<boolean> {
-    const remove = () =>
-      this.#bucket
-        .file(object.name)
-        .request({
-          method: "DELETE",
-          uri: "",
-          qs: { ifGenerationMatch: object.generation },
-          maxRetries: 0,
-        })
-        .then(() => true, whenStatus(404, false));
-    return this.#run(deadline, `delete ${object.name}`, remove, false);
+    return this.#run(deadline, `copy to ${target.key}`, copy, false);
   }
 
   #run<T>(
@@ -225,7 +220,7 @@ export class BucketClient {
       try {
         return await (abandonAtDeadline ? raceDeadline(work(), deadline) : work());
       } catch (error) {
-        throw deadline.failure() ?? asArtifactError(error, `GCS ${operation}`);
+        throw requestFailure(deadline, error, `GCS ${operation}`);
       } finally {
         this.#retries.restore();
       }
@@ -233,25 +228,34 @@ export class BucketClient {
   }
 }
 
+function statusOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
 function whenStatus<T>(status: number, value: T): (error: unknown) => T {
   return (error) => {
-    if ((error as { code?: unknown } | null)?.code === status) return value;
+    if (statusOf(error) === status) return value;
     throw error;
   };
 }
 
-function storedObject(metadata: {
+function objectInfo(metadata: {
   name?: string | undefined;
+  size?: string | number | undefined;
+  updated?: string | undefined;
   generation?: string | number | undefined;
   metadata?: Record<string, unknown> | undefined;
-}): StoredObject {
-  const customMetadata: Record<string, string> = {};
+}): store.ObjectInfo {
+  const custom: Record<string, string> = {};
   for (const [key, value] of Object.entries(metadata.metadata ?? {})) {
-    if (typeof value === "string") customMetadata[key] = value;
+    if (typeof value === "string") custom[key] = value;
   }
+  const updated = metadata.updated === undefined ? 0 : Date.parse(metadata.updated);
   return {
-    name: metadata.name ?? "",
-    generation: String(metadata.generation ?? ""),
-    customMetadata,
+    key: metadata.name ?? "",
+    size: Number(metadata.size ?? 0),
+    lastModified: Number.isNaN(updated) ? 0 : updated,
+    metadata: custom,
+    ...(metadata.generation === undefined ? {} : { match: String(metadata.generation) }),
   };
 }

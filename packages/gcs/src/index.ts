@@ -1,7 +1,7 @@
+export { MAX_PREFIX_BYTES } from "@artifact-kit/object-store";
 export {
   GCS_DEFAULTS,
   type GcsArtifactServiceBounds,
   type GcsArtifactServiceOptions,
-  MAX_PREFIX_BYTES,
 } from "./config.js";
 export { GcsArtifactService } from "./service.js";

@@ -1,32 +1,37 @@
-import { type Capabilities, defineCapabilities } from "@artifact-kit/core";
 import { AdapterService } from "@artifact-kit/core/adapter";
-import { type GcsArtifactServiceOptions, type GcsConfig, resolveGcsConfig } from "./config.js";
-import { GcsStore } from "./store.js";
+import {
+  ObjectStoreBackend,
+  type ObjectStoreDialect,
+  objectStoreCapabilities,
+} from "@artifact-kit/object-store";
+import { GcsBucket } from "./bucket-client.js";
+import { type GcsArtifactServiceOptions, resolveGcsConfig } from "./config.js";
 
-function gcsCapabilities(config: GcsConfig): Capabilities {
-  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxContentionWaitMs } =
-    config;
-  return defineCapabilities({
-    durability: "durable",
-    maxPageLimit,
-    legacyListLimit,
-    quotas: {
-      appliesTo: "global",
-      bounds: { maxArtifactBytes, maxConcurrency, maxContentionWaitMs },
-    },
-    transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
-  });
-}
+/**
+ * The gcs adapter's on-bucket format, unchanged since its first release: a manifest header
+ * before the data with a copy in custom metadata (listings carry it), bindings under each
+ * name, and deletions flagged on the keyed version's allocation object.
+ */
+export const GCS_DIALECT: ObjectStoreDialect = Object.freeze({
+  format: Object.freeze({ kind: "header", name: "artifact-kit/gcs@1" }),
+  bindings: "per-name",
+  deletions: "allocation-flags",
+});
 
 /**
  * Artifact service on one GCS bucket. Instances keep no state that matters for correctness:
  * any number of them, on any number of hosts, may share a bucket and prefix. Versions are
  * allocated by create-only writes of permanent allocation objects, and published by one
- * create-only object holding manifest and data, so a reader never sees a partial artifact.
+ * create-only object holding manifest and data, so a reader never sees a partial artifact
+ * (the protocol of `@artifact-kit/object-store`).
  */
 export class GcsArtifactService extends AdapterService {
   constructor(options: GcsArtifactServiceOptions) {
     const config = resolveGcsConfig(options);
-    super(new GcsStore(config), gcsCapabilities(config));
+    const bucket = new GcsBucket(config.bucket, config.maxConcurrency);
+    super(
+      new ObjectStoreBackend({ ...config, bucket, dialect: GCS_DIALECT }),
+      objectStoreCapabilities(config),
+    );
   }
 }

@@ -1,9 +1,9 @@
 import type { Scope } from "@artifact-kit/core";
+import { failure } from "@artifact-kit/fault-trials";
 import type { Bucket } from "@google-cloud/storage";
 import { beforeEach, describe, expect, it } from "vitest";
 import { GcsArtifactService } from "../src/index.js";
 import { freshBucket } from "./support/emulator.js";
-import { failure } from "./support/failure.js";
 
 const alice: Scope = { kind: "user", app: "app", user: "alice" };
 const mallory: Scope = { kind: "user", app: "app", user: "mallory" };
@@ -34,8 +34,10 @@ describe("objects written straight into the bucket", () => {
     const [body] = await file.download();
     body[body.length - 1] = "j".charCodeAt(0); // same size, other bytes
     await file.save(body, { resumable: false, metadata: { metadata: file.metadata.metadata } });
-    expect(await failure(service.get(alice, "report"))).toBe("corrupt_artifact");
-    expect(await failure(service.get(alice, "report", { version: 1 }))).toBe("corrupt_artifact");
+    expect((await failure(service.get(alice, "report"))).code).toBe("corrupt_artifact");
+    expect((await failure(service.get(alice, "report", { version: 1 }))).code).toBe(
+      "corrupt_artifact",
+    );
   });
 
   it("a manifest copied under another scope is corrupt_artifact there", async () => {
@@ -56,7 +58,7 @@ describe("objects written straight into the bucket", () => {
       () => service.listVersions(mallory, "report"),
       () => service.list(mallory),
     ]) {
-      expect(await failure(read())).toBe("corrupt_artifact");
+      expect((await failure(read())).code).toBe("corrupt_artifact");
     }
     expect(new TextDecoder().decode((await service.get(alice, "report")).data)).toBe("secret");
   });

@@ -12,6 +12,17 @@ export type {
   StagingUpload,
   WriteOptions,
 } from "./bucket.js";
+export {
+  guardedStream,
+  MAX_PREFIX_BYTES,
+  OBJECT_STORE_DEFAULTS,
+  type ObjectStoreBounds,
+  objectSizeOf,
+  objectStoreCapabilities,
+  requestFailure,
+  resolveOptions,
+  resolvePrefix,
+} from "./config.js";
 export type { ObjectStoreDialect } from "./dialect.js";
 export { ObjectLayout } from "./layout.js";
 export type { ObjectStoreOptions } from "./options.js";

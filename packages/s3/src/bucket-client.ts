@@ -1,4 +1,6 @@
-import { asArtifactError, type Deadline, notFound, unavailable } from "@artifact-kit/core";
+import { type Deadline, unavailable } from "@artifact-kit/core";
+import type * as store from "@artifact-kit/object-store";
+import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -14,89 +16,74 @@ import {
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
 import pLimit, { type LimitFunction } from "p-limit";
+import { type MultipartCompletion, S3_MAX_KEYS } from "./config.js";
+import { S3Staging } from "./staging.js";
 
-/** An object as a listing reports it. */
-export interface ListedObject {
-  readonly key: string;
-  readonly size: number;
-  readonly lastModified: number;
-}
-
-export interface ListRequest {
-  prefix: string;
-  delimiter?: string;
-  startAfter?: string;
-  maxKeys: number;
-  continuationToken?: string;
-}
-
-export interface ListPage {
-  readonly objects: readonly ListedObject[];
-  /** With a delimiter: the common prefixes, each ending in the delimiter. */
-  readonly prefixes: readonly string[];
-  readonly nextToken?: string;
-}
-
-/** Bytes of an object (or of a range of it) and the object's whole size. */
-interface ObjectBytes {
-  readonly bytes: Uint8Array;
-  readonly objectSize: number;
-}
-
-type ByteWindow = { start: number; end: number } | { suffix: number };
-
-interface PendingUpload {
+/** One multipart upload in progress. */
+export interface MultipartUpload {
   readonly key: string;
   readonly uploadId: string;
-  readonly initiated: number;
 }
-
-/** Created, or refused because the key exists (412): the two outcomes of a create-only write. */
-export type CreateOutcome = "created" | "exists";
 
 /** Conflicting conditional writes on one key: S3 answers 409 and asks for a retry. */
 const CONFLICT_RETRIES = 3;
 
 /**
- * The adapter's only door to S3: bounds in-flight requests, hands the deadline to the SDK as
- * its abortSignal, turns the statuses the protocol expects (404, 412) into values, and every
- * other failure into `unavailable` (or the deadline's own `timeout` / `aborted`). Writes that
- * publish are never abandoned at the deadline, so their outcome is never misreported.
+ * The object-store protocol's bucket on S3: bounds in-flight requests, hands the deadline to
+ * the SDK as its abortSignal, turns the statuses the protocol expects (404, 412) into values,
+ * and every other failure into `unavailable` (or the deadline's own `timeout` / `aborted`).
+ * Commit writes are never abandoned at the deadline, so their outcome is never misreported.
+ * A create-only write records its request id as its body: S3 listings carry no metadata.
  */
-export class BucketClient {
+export class S3Bucket implements store.ObjectBucket {
+  readonly label = "S3";
+  readonly maxListKeys = S3_MAX_KEYS;
+  readonly requestIds = "body";
+  /** DeleteObject answers 204 whether or not the key existed. */
+  readonly tellsDeletes = false;
   readonly #client: S3Client;
   readonly #bucket: string;
   readonly #limit: LimitFunction;
+  readonly #staging: { partBytes: number; completion: MultipartCompletion };
 
-  constructor(client: S3Client, bucket: string, maxConcurrency: number) {
+  constructor(
+    client: S3Client,
+    bucket: string,
+    maxConcurrency: number,
+    staging: { partBytes: number; completion: MultipartCompletion },
+  ) {
     this.#client = client;
     this.#bucket = bucket;
     this.#limit = pLimit(maxConcurrency);
+    this.#staging = staging;
   }
 
-  /** PutObject with If-None-Match: * (one request); `commit` marks the publishing write. */
+  /** PutObject with If-None-Match: * (one request). */
   createOnly(
     deadline: Deadline,
-    key: string,
-    body: Uint8Array,
-    commit: boolean,
-  ): Promise<CreateOutcome> {
-    return this.#createOnly(deadline, `write ${key}`, commit, (abortSignal) =>
+    object: store.NewObject,
+    options: { commit: boolean },
+  ): Promise<store.CreateOutcome> {
+    return this.#createOnly(deadline, `write ${object.key}`, options.commit, (abortSignal) =>
       this.#client.send(
         new PutObjectCommand({
           Bucket: this.#bucket,
-          Key: key,
-          Body: body,
+          Key: object.key,
+          Body: object.body,
           ContentType: "application/octet-stream",
           IfNoneMatch: "*",
+          ...(object.metadata ? { Metadata: { ...object.metadata } } : {}),
         }),
         withSignal(abortSignal),
       ),
     );
   }
 
-  /** The object's bytes, or a window of them; undefined when it does not exist. */
-  get(deadline: Deadline, key: string, window?: ByteWindow): Promise<ObjectBytes | undefined> {
+  get(
+    deadline: Deadline,
+    key: string,
+    window?: store.ByteWindow,
+  ): Promise<store.ObjectBytes | undefined> {
     return this.#run(deadline, `read ${key}`, true, async (abortSignal) => {
       try {
         const response = await this.#client.send(
@@ -116,18 +103,19 @@ export class BucketClient {
     });
   }
 
-  /** Size and user metadata of an object; undefined when it does not exist. */
-  head(
-    deadline: Deadline,
-    key: string,
-  ): Promise<{ size: number; metadata: Record<string, string> } | undefined> {
+  head(deadline: Deadline, key: string): Promise<store.ObjectInfo | undefined> {
     return this.#run(deadline, `read metadata of ${key}`, true, async (abortSignal) => {
       try {
         const response = await this.#client.send(
           new HeadObjectCommand({ Bucket: this.#bucket, Key: key }),
           withSignal(abortSignal),
         );
-        return { size: response.ContentLength ?? 0, metadata: response.Metadata ?? {} };
+        return {
+          key,
+          size: response.ContentLength ?? 0,
+          lastModified: response.LastModified?.getTime() ?? 0,
+          metadata: response.Metadata ?? {},
+        };
       } catch (error) {
         if (statusOf(error) === 404) return undefined;
         throw error;
@@ -135,8 +123,8 @@ export class BucketClient {
     });
   }
 
-  /** One ListObjectsV2 request. */
-  list(deadline: Deadline, request: ListRequest): Promise<ListPage> {
+  /** One ListObjectsV2 request; `endBefore` is applied here (S3 has no end key). */
+  list(deadline: Deadline, request: store.ListRequest): Promise<store.ListPage> {
     return this.#run(deadline, `list ${request.prefix}`, true, async (abortSignal) => {
       const response = await this.#client.send(
         new ListObjectsV2Command({
@@ -145,52 +133,86 @@ export class BucketClient {
           MaxKeys: request.maxKeys,
           ...(request.delimiter ? { Delimiter: request.delimiter } : {}),
           ...(request.startAfter ? { StartAfter: request.startAfter } : {}),
-          ...(request.continuationToken ? { ContinuationToken: request.continuationToken } : {}),
+          ...(request.cursor ? { ContinuationToken: request.cursor } : {}),
         }),
         withSignal(abortSignal),
       );
+      const listed = (response.Contents ?? []).map((object) => ({
+        key: object.Key ?? "",
+        size: object.Size ?? 0,
+        lastModified: object.LastModified?.getTime() ?? 0,
+      }));
+      const { endBefore } = request;
+      const objects =
+        endBefore === undefined ? listed : listed.filter((object) => object.key < endBefore);
+      const ended = objects.length < listed.length;
       return {
-        objects: (response.Contents ?? []).map((object) => ({
-          key: object.Key ?? "",
-          size: object.Size ?? 0,
-          lastModified: object.LastModified?.getTime() ?? 0,
-        })),
+        objects,
         prefixes: (response.CommonPrefixes ?? []).map((common) => common.Prefix ?? ""),
-        ...(response.IsTruncated && response.NextContinuationToken
-          ? { nextToken: response.NextContinuationToken }
+        ...(!ended && response.IsTruncated && response.NextContinuationToken
+          ? { cursor: response.NextContinuationToken }
           : {}),
       };
     });
   }
 
-  /** Deletes a key (S3 answers the same whether or not it existed); awaited like a publish. */
-  delete(deadline: Deadline, key: string): Promise<void> {
-    return this.#run(deadline, `delete ${key}`, false, async () => {
-      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+  /** DeleteObject, awaited like a commit; S3 cannot say whether the key existed. */
+  async delete(deadline: Deadline, target: store.DeleteTarget): Promise<boolean> {
+    await this.#run(deadline, `delete ${target.key}`, false, async () => {
+      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: target.key }));
+    });
+    return true;
+  }
+
+  async removeQuietly(key: string): Promise<void> {
+    await this.#limit(() =>
+      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key })),
+    ).catch(() => undefined);
+  }
+
+  /** One Range GET, streamed; not counted against maxConcurrency. */
+  readRange(deadline: Deadline, key: string, start: number, end: number) {
+    const isAbsent = (error: unknown) => statusOf(error) === 404;
+    return guardedStream(deadline, `S3 read ${key}`, key, isAbsent, async () => {
+      const range = `bytes=${start}-${end - 1}`;
+      const request = new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: range });
+      const response = await this.#client.send(request, withSignal(deadline.toSignal()));
+      return response.Body as AsyncIterable<Uint8Array>;
     });
   }
 
-  /** Bytes [start, end) of an object, streamed; not counted against maxConcurrency. */
-  async *readRange(
-    key: string,
-    start: number,
-    end: number,
-    signal: AbortSignal | undefined,
-  ): AsyncGenerator<Uint8Array> {
-    try {
-      const response = await this.#client.send(
-        new GetObjectCommand({
-          Bucket: this.#bucket,
-          Key: key,
-          Range: `bytes=${start}-${end - 1}`,
-        }),
-        signal ? { abortSignal: signal } : {},
+  openStaging(deadline: Deadline, stagingKey: string): store.StagingUpload {
+    const { partBytes, completion } = this.#staging;
+    return new S3Staging(this, stagingKey, partBytes, completion === "create-only", deadline);
+  }
+
+  /** Aborts, page by page, the multipart uploads under `prefix` started before `cutoff`. */
+  async abortStaleUploads(deadline: Deadline, prefix: string, cutoff: number): Promise<number> {
+    let aborted = 0;
+    let after: { KeyMarker: string; UploadIdMarker: string } | undefined;
+    do {
+      const response = await this.#run(deadline, `list uploads under ${prefix}`, true, (signal) =>
+        this.#client.send(
+          new ListMultipartUploadsCommand({ Bucket: this.#bucket, Prefix: prefix, ...after }),
+          withSignal(signal),
+        ),
       );
-      yield* response.Body as AsyncIterable<Uint8Array>;
-    } catch (error) {
-      if (statusOf(error) === 404) throw notFound(`object ${key}`);
-      throw asArtifactError(error, `S3 read ${key}`);
-    }
+      const stale = (response.Uploads ?? []).filter(
+        (upload) => (upload.Initiated?.getTime() ?? 0) < cutoff,
+      );
+      await Promise.all(
+        stale.map((upload) =>
+          this.abortQuietly({ key: upload.Key ?? "", uploadId: upload.UploadId ?? "" }),
+        ),
+      );
+      aborted += stale.length;
+      const { NextKeyMarker, NextUploadIdMarker } = response;
+      after =
+        response.IsTruncated && NextKeyMarker !== undefined && NextUploadIdMarker !== undefined
+          ? { KeyMarker: NextKeyMarker, UploadIdMarker: NextUploadIdMarker }
+          : undefined;
+    } while (after);
+    return aborted;
   }
 
   startMultipart(deadline: Deadline, key: string): Promise<string> {
@@ -211,7 +233,7 @@ export class BucketClient {
   /** Uploads one part; its ETag. Not counted against maxConcurrency (one per upload). */
   async uploadPart(
     deadline: Deadline,
-    upload: { key: string; uploadId: string },
+    upload: MultipartUpload,
     partNumber: number,
     body: Uint8Array,
   ): Promise<string> {
@@ -229,14 +251,14 @@ export class BucketClient {
       );
       return etagOf(response.ETag, upload.key);
     } catch (error) {
-      throw deadline.failure() ?? asArtifactError(error, `S3 upload part of ${upload.key}`);
+      throw requestFailure(deadline, error, `S3 upload part of ${upload.key}`);
     }
   }
 
   /** Copies bytes [start, end] inclusive of `source` into a part, server-side; its ETag. */
   copyPart(
     deadline: Deadline,
-    upload: { key: string; uploadId: string },
+    upload: MultipartUpload,
     partNumber: number,
     source: { key: string; start: number; end: number },
   ): Promise<string> {
@@ -259,10 +281,10 @@ export class BucketClient {
   /** Completes a multipart upload, create-only unless `createOnly` is false. */
   completeMultipart(
     deadline: Deadline,
-    upload: { key: string; uploadId: string },
+    upload: MultipartUpload,
     etags: readonly string[],
     options: { createOnly: boolean; commit: boolean },
-  ): Promise<CreateOutcome> {
+  ): Promise<store.CreateOutcome> {
     return this.#createOnly(deadline, `complete ${upload.key}`, options.commit, (abortSignal) =>
       this.#client.send(
         new CompleteMultipartUploadCommand({
@@ -280,7 +302,7 @@ export class BucketClient {
   }
 
   /** Best-effort abort of a multipart upload; never throws. */
-  async abortQuietly(upload: { key: string; uploadId: string }): Promise<void> {
+  async abortQuietly(upload: MultipartUpload): Promise<void> {
     await this.#limit(() =>
       this.#client.send(
         new AbortMultipartUploadCommand({
@@ -292,47 +314,13 @@ export class BucketClient {
     ).catch(() => undefined);
   }
 
-  /** Best-effort removal of an object this adapter staged; never throws. */
-  async removeQuietly(key: string): Promise<void> {
-    await this.#limit(() =>
-      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key })),
-    ).catch(() => undefined);
-  }
-
-  /** One page of ListMultipartUploads under a prefix. */
-  listUploads(
-    deadline: Deadline,
-    prefix: string,
-    after?: { keyMarker: string; uploadIdMarker: string },
-  ): Promise<{ uploads: PendingUpload[]; next?: { keyMarker: string; uploadIdMarker: string } }> {
-    return this.#run(deadline, `list uploads under ${prefix}`, true, async (abortSignal) => {
-      const response = await this.#client.send(
-        new ListMultipartUploadsCommand({
-          Bucket: this.#bucket,
-          Prefix: prefix,
-          ...(after ? { KeyMarker: after.keyMarker, UploadIdMarker: after.uploadIdMarker } : {}),
-        }),
-        withSignal(abortSignal),
-      );
-      const uploads = (response.Uploads ?? []).map((upload) => ({
-        key: upload.Key ?? "",
-        uploadId: upload.UploadId ?? "",
-        initiated: upload.Initiated?.getTime() ?? 0,
-      }));
-      const { NextKeyMarker, NextUploadIdMarker } = response;
-      return response.IsTruncated && NextKeyMarker !== undefined && NextUploadIdMarker !== undefined
-        ? { uploads, next: { keyMarker: NextKeyMarker, uploadIdMarker: NextUploadIdMarker } }
-        : { uploads };
-    });
-  }
-
   /** A create-only write: 412 is "exists"; 409 (a conflicting conditional write) is retried. */
   #createOnly(
     deadline: Deadline,
     operation: string,
     commit: boolean,
     send: (abortSignal: AbortSignal | undefined) => Promise<unknown>,
-  ): Promise<CreateOutcome> {
+  ): Promise<store.CreateOutcome> {
     return this.#run(deadline, operation, !commit, async (abortSignal) => {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -362,7 +350,7 @@ export class BucketClient {
       try {
         return await work(abandon ? deadline.toSignal() : undefined);
       } catch (error) {
-        throw deadline.failure() ?? asArtifactError(error, `S3 ${operation}`);
+        throw requestFailure(deadline, error, `S3 ${operation}`);
       }
     });
   }
@@ -372,14 +360,8 @@ function withSignal(signal: AbortSignal | undefined): { abortSignal?: AbortSigna
   return signal ? { abortSignal: signal } : {};
 }
 
-function rangeHeader(window: ByteWindow): string {
+function rangeHeader(window: store.ByteWindow): string {
   return "suffix" in window ? `bytes=-${window.suffix}` : `bytes=${window.start}-${window.end}`;
-}
-
-/** The whole object's size from a Content-Range ("bytes 0-9/1234"), else the body's. */
-function objectSizeOf(contentRange: string | undefined, bodyBytes: number): number {
-  const total = contentRange?.match(/\/(\d+)$/)?.[1];
-  return total === undefined ? bodyBytes : Number(total);
 }
 
 function etagOf(etag: string | undefined, key: string): string {

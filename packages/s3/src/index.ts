@@ -1,8 +1,8 @@
+export type { RepairOptions, RepairReport } from "@artifact-kit/object-store";
 export type {
   MultipartCompletion,
   S3ArtifactServiceBounds,
   S3ArtifactServiceOptions,
 } from "./config.js";
 export { S3_DEFAULTS } from "./config.js";
-export type { RepairOptions, RepairReport } from "./repair.js";
 export { S3ArtifactService } from "./service.js";

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { ArtifactError, Deadline, invalidArgument } from "@artifact-kit/core";
-import { type BucketClient, statusOf } from "./bucket-client.js";
+import type { ObjectLayout } from "@artifact-kit/object-store";
+import { type S3Bucket, statusOf } from "./bucket-client.js";
 import type { MultipartCompletion } from "./config.js";
-import type { ObjectLayout } from "./layout.js";
 
 /** How long `open` waits for its probe before giving up. */
 const PROBE_TIMEOUT_MS = 60_000;
 const body = new TextEncoder().encode("artifact-kit probe");
+const COMMIT = { commit: true };
 
 /**
  * Checks that the bucket refuses a second create-only write of one key: PutObject with
@@ -14,15 +15,15 @@ const body = new TextEncoder().encode("artifact-kit probe");
  * into the unconditional mode, CompleteMultipartUpload with it too. Leaves nothing behind.
  */
 export async function probeConditionalWrites(
-  client: BucketClient,
+  client: S3Bucket,
   layout: ObjectLayout,
   completion: MultipartCompletion,
 ): Promise<void> {
   const deadline = Deadline.start({ timeoutMs: PROBE_TIMEOUT_MS });
   const key = layout.probeObject(randomUUID());
   try {
-    await client.createOnly(deadline, key, body, true);
-    const second = await refusal(client.createOnly(deadline, key, body, true));
+    await client.createOnly(deadline, { key, body }, COMMIT);
+    const second = await refusal(client.createOnly(deadline, { key, body }, COMMIT));
     if (second !== "exists") {
       throw invalidArgument(
         "client",
@@ -35,7 +36,7 @@ export async function probeConditionalWrites(
   }
 }
 
-async function probeCompletion(client: BucketClient, deadline: Deadline, key: string) {
+async function probeCompletion(client: S3Bucket, deadline: Deadline, key: string) {
   const upload = { key, uploadId: await client.startMultipart(deadline, key) };
   try {
     const etag = await client.uploadPart(deadline, upload, 1, body);

@@ -1,36 +1,39 @@
-import { type Capabilities, closedError, defineCapabilities } from "@artifact-kit/core";
+import { closedError } from "@artifact-kit/core";
 import { AdapterService } from "@artifact-kit/core/adapter";
-import { S3Backend } from "./backend.js";
-import { resolveS3Config, type S3ArtifactServiceOptions, type S3Config } from "./config.js";
-import type { RepairOptions, RepairReport } from "./repair.js";
+import {
+  ObjectLayout,
+  ObjectStoreBackend,
+  type ObjectStoreDialect,
+  objectStoreCapabilities,
+  type RepairOptions,
+  type RepairReport,
+} from "@artifact-kit/object-store";
+import { S3Bucket } from "./bucket-client.js";
+import { resolveS3Config, type S3ArtifactServiceOptions } from "./config.js";
+import { probeConditionalWrites } from "./probe.js";
 
-function s3Capabilities(config: S3Config): Capabilities {
-  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxContentionWaitMs } =
-    config;
-  const bounds = {
-    maxArtifactBytes,
-    maxConcurrency,
-    maxContentionWaitMs,
-    partBytes: config.partBytes,
-  };
-  return defineCapabilities({
-    durability: "durable",
-    maxPageLimit,
-    legacyListLimit,
-    quotas: { appliesTo: "global", bounds },
-    transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
-  });
-}
+/**
+ * The s3 adapter's on-bucket format, unchanged since its first release: data then a
+ * manifest trailer (S3 parts can only be appended), bindings keyed by name and key, and
+ * permanent deletion markers (DeleteObject cannot say whether it deleted anything).
+ */
+export const S3_DIALECT: ObjectStoreDialect = Object.freeze({
+  format: Object.freeze({ kind: "trailer", name: "artifact-kit/s3@1" }),
+  bindings: "name-and-key",
+  deletions: "markers",
+});
 
 /**
  * Artifact service on one S3 bucket (or any server speaking S3 with create-only writes).
  * Instances keep no state that matters for correctness: any number of them, on any number of
  * hosts, may share a bucket and prefix. Versions are allocated by create-only writes of
  * permanent allocation objects, and published by one create-only object holding data and
- * manifest, so a reader never sees a partial artifact.
+ * manifest, so a reader never sees a partial artifact (the protocol of
+ * `@artifact-kit/object-store`).
  */
 export class S3ArtifactService extends AdapterService {
-  readonly #backend: S3Backend;
+  readonly #backend: ObjectStoreBackend;
+  readonly #probe: () => Promise<void>;
 
   /**
    * Checks that the bucket refuses a second create-only write (see the README's provider
@@ -38,16 +41,23 @@ export class S3ArtifactService extends AdapterService {
    */
   static async open(options: S3ArtifactServiceOptions): Promise<S3ArtifactService> {
     const service = new S3ArtifactService(options);
-    await service.#backend.probe();
+    await service.#probe();
     return service;
   }
 
   /** Without the check of `open`: for callers who ran it once, or know their server. */
   constructor(options: S3ArtifactServiceOptions) {
     const config = resolveS3Config(options);
-    const backend = new S3Backend(config);
-    super(backend, s3Capabilities(config));
+    const { client, bucket: name, maxConcurrency, partBytes, multipartCompletion } = config;
+    const bucket = new S3Bucket(client, name, maxConcurrency, {
+      partBytes,
+      completion: multipartCompletion,
+    });
+    const backend = new ObjectStoreBackend({ ...config, bucket, dialect: S3_DIALECT });
+    super(backend, objectStoreCapabilities(config, { partBytes }));
     this.#backend = backend;
+    const layout = new ObjectLayout(config.prefix, S3_DIALECT.bindings);
+    this.#probe = () => probeConditionalWrites(bucket, layout, multipartCompletion);
   }
 
   /** Aborts stale multipart uploads and removes orphaned staging (see RepairOptions). */

@@ -5,10 +5,10 @@ import type {
   ArtifactServiceConformanceOptions,
   ServiceSubject,
 } from "@artifact-kit/core/conformance";
+import { ObjectLayout } from "@artifact-kit/object-store";
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { S3ArtifactServiceBounds } from "./config.js";
-import { ObjectLayout } from "./layout.js";
-import { S3ArtifactService } from "./service.js";
+import { S3_DIALECT, S3ArtifactService } from "./service.js";
 
 /** Small enough for the kit to drive the item, page and list limits to their edge. */
 const SMALL_S3_BOUNDS: Readonly<S3ArtifactServiceBounds> = Object.freeze({
@@ -25,7 +25,7 @@ async function corruptObject(
   meta: ArtifactMeta,
   offset: number,
 ) {
-  const Key = new ObjectLayout(`${prefix}/`).versionObject(
+  const Key = new ObjectLayout(`${prefix}/`, S3_DIALECT.bindings).versionObject(
     meta.scope,
     nameKey(meta.name).key,
     meta.version,

@@ -1,4 +1,5 @@
 import { type ArtifactError, allNames, type Scope } from "@artifact-kit/core";
+import { failure } from "@artifact-kit/fault-trials";
 import {
   CreateMultipartUploadCommand,
   ListMultipartUploadsCommand,
@@ -7,7 +8,6 @@ import {
 } from "@aws-sdk/client-s3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { S3ArtifactService } from "../src/index.js";
-import { failure } from "./support/failure.js";
 import { FaultProxy, type SeenRequest, SLOW_DOWN } from "./support/fault-proxy.js";
 import { endpoint, freshBucket, newClient } from "./support/server.js";
 

@@ -1,0 +1,150 @@
+import { type Deadline, unavailable } from "@artifact-kit/core";
+import type { CreateOutcome, StagedTarget, StagingUpload } from "@artifact-kit/object-store";
+import type { MultipartUpload, S3Bucket } from "./bucket-client.js";
+import { MAX_PART_BYTES } from "./config.js";
+
+/**
+ * The bytes of one streamed upload, staged so that no more than one part is ever held: the
+ * data goes to a multipart upload of its own staging object, started at the first full part.
+ * An upload that never fills a part stays in memory and is published with one PutObject.
+ * At completion the staged data is copied server-side (UploadPartCopy) into a multipart
+ * upload on the version's key, the manifest trailer is uploaded as its last part, and the
+ * upload is completed create-only (If-None-Match: *): the commit point.
+ */
+export class S3Staging implements StagingUpload {
+  readonly #bucket: S3Bucket;
+  readonly #deadline: Deadline;
+  readonly #stagingKey: string;
+  readonly #partBytes: number;
+  readonly #createOnlyCompletion: boolean;
+  /** Allocated at the first write, so an open upload that writes nothing holds nothing. */
+  #part = new Uint8Array(0);
+  #filled = 0;
+  #staging: MultipartUpload | undefined;
+  readonly #etags: string[] = [];
+  #stagedBytes = 0;
+  #stagingCompleted = false;
+
+  constructor(
+    bucket: S3Bucket,
+    stagingKey: string,
+    partBytes: number,
+    createOnlyCompletion: boolean,
+    deadline: Deadline,
+  ) {
+    this.#bucket = bucket;
+    this.#deadline = deadline;
+    this.#stagingKey = stagingKey;
+    this.#partBytes = partBytes;
+    this.#createOnlyCompletion = createOnlyCompletion;
+  }
+
+  /** Copies the lent chunk into the part buffer, uploading each part as it fills. */
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.#part.byteLength === 0) this.#part = new Uint8Array(this.#partBytes);
+    let at = 0;
+    while (at < chunk.byteLength) {
+      const take = Math.min(this.#part.byteLength - this.#filled, chunk.byteLength - at);
+      this.#part.set(chunk.subarray(at, at + take), this.#filled);
+      this.#filled += take;
+      at += take;
+      if (this.#filled === this.#part.byteLength) await this.#flushPart(this.#deadline);
+    }
+  }
+
+  /** Uploads the last part and completes the staging object (unless it all fit one part). */
+  async seal(deadline: Deadline): Promise<void> {
+    if (!this.#staging) return;
+    if (this.#filled > 0) await this.#flushPart(deadline);
+    await this.#bucket.completeMultipart(deadline, this.#staging, this.#etags, {
+      createOnly: false,
+      commit: false,
+    });
+    this.#stagingCompleted = true;
+  }
+
+  /** One PutObject when the data fit one part, else a server-side copy with the trailer. */
+  async complete(deadline: Deadline, target: StagedTarget): Promise<CreateOutcome> {
+    if (target.head !== undefined) {
+      throw unavailable("S3 staging cannot put bytes before the data (trailer formats only)");
+    }
+    const tail = target.tail ?? new Uint8Array(0);
+    if (!this.#staging) {
+      const data = this.#part.subarray(0, this.#filled);
+      const body = new Uint8Array(data.byteLength + tail.byteLength);
+      body.set(data);
+      body.set(tail, data.byteLength);
+      const metadata = target.metadata ? { metadata: target.metadata } : {};
+      return this.#bucket.createOnly(
+        deadline,
+        { key: target.key, body, ...metadata },
+        {
+          commit: true,
+        },
+      );
+    }
+    return this.#publishCopy(deadline, target.key, tail);
+  }
+
+  /** Removes what was staged; never throws. */
+  async discard(): Promise<void> {
+    if (this.#staging && !this.#stagingCompleted) await this.#bucket.abortQuietly(this.#staging);
+    if (this.#stagingCompleted) await this.#bucket.removeQuietly(this.#stagingKey);
+  }
+
+  async #flushPart(deadline: Deadline): Promise<void> {
+    this.#staging ??= {
+      key: this.#stagingKey,
+      uploadId: await this.#bucket.startMultipart(deadline, this.#stagingKey),
+    };
+    const body = this.#part.subarray(0, this.#filled);
+    const etag = await this.#bucket.uploadPart(
+      deadline,
+      this.#staging,
+      this.#etags.length + 1,
+      body,
+    );
+    this.#etags.push(etag);
+    this.#stagedBytes += this.#filled;
+    this.#filled = 0;
+  }
+
+  async #publishCopy(deadline: Deadline, key: string, tail: Uint8Array): Promise<CreateOutcome> {
+    const upload: MultipartUpload = {
+      key,
+      uploadId: await this.#bucket.startMultipart(deadline, key),
+    };
+    let outcome: CreateOutcome | undefined;
+    try {
+      const etags: string[] = [];
+      for (const range of copyRanges(this.#stagedBytes)) {
+        const source = { key: this.#stagingKey, ...range };
+        etags.push(await this.#bucket.copyPart(deadline, upload, etags.length + 1, source));
+      }
+      if (tail.byteLength > 0) {
+        etags.push(await this.#bucket.uploadPart(deadline, upload, etags.length + 1, tail));
+      }
+      deadline.check();
+      outcome = await this.#bucket.completeMultipart(deadline, upload, etags, {
+        createOnly: this.#createOnlyCompletion,
+        commit: true,
+      });
+      return outcome;
+    } finally {
+      if (outcome !== "created") await this.#bucket.abortQuietly(upload);
+    }
+  }
+}
+
+/**
+ * Inclusive byte ranges that cover `size` in as few copied parts as S3 allows (at most 5 GiB
+ * each), of equal length so none falls under the 5 MiB minimum when `size` is at least that.
+ */
+function copyRanges(size: number): { start: number; end: number }[] {
+  const count = Math.ceil(size / MAX_PART_BYTES);
+  const length = Math.ceil(size / count);
+  return Array.from({ length: count }, (_, index) => ({
+    start: index * length,
+    end: Math.min(size, (index + 1) * length) - 1,
+  }));
+}
