@@ -1,4 +1,4 @@
-import { asArtifactError, compareUtf8, type Deadline, notFound } from "@artifact-kit/core";
+import { compareUtf8, type Deadline } from "@artifact-kit/core";
 import type {
   ByteWindow,
   CreateOutcome,
@@ -12,6 +12,7 @@ import type {
   StagingUpload,
   WriteOptions,
 } from "@artifact-kit/object-store";
+import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
 import type { BlobItem, BlobPrefix, BlockBlobClient, ContainerClient } from "@azure/storage-blob";
 import pLimit, { type LimitFunction } from "p-limit";
 import { BlockStaging } from "./block-staging.js";
@@ -73,7 +74,7 @@ export class AzureBucket implements ObjectBucket {
         const count = window ? window.end - window.start + 1 : undefined;
         const response = await this.blob(key).download(offset, count, withSignal(abortSignal));
         const bytes = await collect(response.readableStreamBody);
-        return { bytes, objectSize: sizeOf(response.contentRange, bytes.byteLength) };
+        return { bytes, objectSize: objectSizeOf(response.contentRange, bytes.byteLength) };
       } catch (error) {
         if (isNotFound(error) || statusOf(error) === 416) return undefined;
         throw error;
@@ -150,25 +151,20 @@ export class AzureBucket implements ObjectBucket {
   }
 
   /** Bytes [start, end) of a blob, streamed by one ranged Get Blob. */
-  async *readRange(
+  readRange(
     deadline: Deadline,
     key: string,
     start: number,
     end: number,
-  ): AsyncGenerator<Uint8Array> {
-    deadline.check();
-    try {
+  ): AsyncIterable<Uint8Array> {
+    return guardedStream(deadline, `Azure read ${key}`, key, isNotFound, async () => {
       const response = await this.blob(key).download(
         start,
         end - start,
         withSignal(deadline.toSignal()),
       );
-      const body = response.readableStreamBody;
-      if (body) yield* body as AsyncIterable<Uint8Array>;
-    } catch (error) {
-      if (isNotFound(error)) throw notFound(`blob ${key}`);
-      throw deadline.failure() ?? asArtifactError(error, `Azure read ${key}`);
-    }
+      return (response.readableStreamBody ?? []) as AsyncIterable<Uint8Array>;
+    });
   }
 
   openStaging(deadline: Deadline, stagingKey: string): StagingUpload {
@@ -212,7 +208,7 @@ export class AzureBucket implements ObjectBucket {
       try {
         return await work(abandon ? deadline.toSignal() : undefined);
       } catch (error) {
-        throw deadline.failure() ?? asArtifactError(error, `Azure ${operation}`);
+        throw requestFailure(deadline, error, `Azure ${operation}`);
       }
     });
   }
@@ -274,10 +270,4 @@ async function collect(body: NodeJS.ReadableStream | undefined): Promise<Uint8Ar
     at += chunk.byteLength;
   }
   return bytes;
-}
-
-/** The whole blob's size from a Content-Range ("bytes 0-9/1234"), else the body's. */
-function sizeOf(contentRange: string | undefined, bodyBytes: number): number {
-  const total = contentRange?.match(/\/(\d+)$/)?.[1];
-  return total === undefined ? bodyBytes : Number(total);
 }

@@ -1,28 +1,19 @@
+import { invalidArgument } from "@artifact-kit/core";
 import {
-  invalidArgument,
-  validateOptionKeys,
-  validatePositiveInteger,
-  validateText,
-} from "@artifact-kit/core";
+  OBJECT_STORE_DEFAULTS,
+  type ObjectStoreBounds,
+  resolveOptions,
+  resolvePrefix,
+} from "@artifact-kit/object-store";
 import type { ContainerClient } from "@azure/storage-blob";
 import { AZURE_MAX_LIST_KEYS } from "./azure-bucket.js";
 
 /** Bounds and defaults; every one is reported by `capabilities()`. */
-export interface AzureArtifactServiceBounds {
+export interface AzureArtifactServiceBounds extends ObjectStoreBounds {
   /** Largest artifact, put or streamed, in bytes (default 4 GiB; a put is one Put Blob). */
   maxArtifactBytes?: number;
   /** Largest and default page of listNames / listVersions (default 1,000; at most 5,000). */
   maxPageLimit?: number;
-  /** Most versions the legacy `list` returns before result_limit_exceeded (default 1,000). */
-  legacyListLimit?: number;
-  /** Requests in flight at once per service instance (default 16). */
-  maxConcurrency?: number;
-  /**
-   * How long a put without a `timeoutMs` of its own keeps trying for a free version while
-   * other writers take them, in milliseconds (default 60,000); then `overloaded`. A put with
-   * a `timeoutMs` keeps trying until that deadline instead (then `timeout`).
-   */
-  maxContentionWaitMs?: number;
   /** Bytes per staged block of a streamed upload, and the most it buffers (default 8 MiB). */
   blockBytes?: number;
 }
@@ -54,30 +45,25 @@ const MAX_PUT_BLOB_BYTES = 5000 * MiB;
 export const AZURE_DEFAULTS: Readonly<Required<AzureArtifactServiceBounds>> = Object.freeze({
   maxArtifactBytes: 4 * 1024 * MiB,
   maxPageLimit: 1_000,
-  legacyListLimit: 1_000,
-  maxConcurrency: 16,
-  maxContentionWaitMs: 60_000,
+  ...OBJECT_STORE_DEFAULTS,
   blockBytes: 8 * MiB,
 });
 
-/** Longest prefix: with it, the longest blob name still fits Azure's 1,024 characters. */
-export const MAX_PREFIX_BYTES = 256;
-
-const BOUND_KEYS = Object.keys(AZURE_DEFAULTS) as (keyof AzureArtifactServiceBounds)[];
-
 export function resolveAzureConfig(options: unknown): AzureConfig {
-  const given = validateOptionKeys(options, [...BOUND_KEYS, "container", "prefix"], "azureOptions");
+  const { given, bounds } = resolveOptions(
+    options,
+    AZURE_DEFAULTS,
+    ["container", "prefix"],
+    "azureOptions",
+  );
   if (!isContainerClient(given.container)) {
     throw invalidArgument("container", "must be a ContainerClient of @azure/storage-blob");
   }
   const config: AzureConfig = {
-    ...AZURE_DEFAULTS,
     container: given.container,
-    prefix: resolvePrefix(given.prefix),
+    prefix: resolveAzurePrefix(given.prefix),
+    ...bounds,
   };
-  for (const key of BOUND_KEYS) {
-    if (given[key] !== undefined) config[key] = validatePositiveInteger(given[key], key);
-  }
   if (config.maxPageLimit > AZURE_MAX_LIST_KEYS) {
     throw invalidArgument("maxPageLimit", "must be at most 5000, the largest Azure listing page");
   }
@@ -106,9 +92,9 @@ function isContainerClient(value: unknown): value is ContainerClient {
   );
 }
 
-function resolvePrefix(value: unknown): string {
-  if (value === undefined || value === "") return "";
-  const prefix = validateText(value, "prefix", MAX_PREFIX_BYTES - 1);
-  if (/[\r\n\\]/.test(prefix)) throw invalidArgument("prefix", "contains CR, LF or a backslash");
-  return prefix.endsWith("/") ? prefix : `${prefix}/`;
+/** Azure reads a backslash in a blob name as "/", so a prefix holding one would name another folder. */
+function resolveAzurePrefix(value: unknown): string {
+  const prefix = resolvePrefix(value);
+  if (prefix.includes("\\")) throw invalidArgument("prefix", "contains a backslash");
+  return prefix;
 }

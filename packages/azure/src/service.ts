@@ -1,9 +1,10 @@
-import { type Capabilities, closedError, defineCapabilities } from "@artifact-kit/core";
+import { closedError } from "@artifact-kit/core";
 import { AdapterService } from "@artifact-kit/core/adapter";
 import {
   ObjectLayout,
   ObjectStoreBackend,
   type ObjectStoreDialect,
+  objectStoreCapabilities,
   type RepairOptions,
   type RepairReport,
 } from "@artifact-kit/object-store";
@@ -26,24 +27,6 @@ const AZURE_DIALECT: ObjectStoreDialect = Object.freeze({
   bindings: "per-name",
   deletions: "markers",
 });
-
-function azureCapabilities(config: AzureConfig): Capabilities {
-  const { maxPageLimit, legacyListLimit, maxArtifactBytes, maxConcurrency, maxContentionWaitMs } =
-    config;
-  const bounds = {
-    maxArtifactBytes,
-    maxConcurrency,
-    maxContentionWaitMs,
-    blockBytes: config.blockBytes,
-  };
-  return defineCapabilities({
-    durability: "durable",
-    maxPageLimit,
-    legacyListLimit,
-    quotas: { appliesTo: "global", bounds },
-    transfer: { streamingUpload: true, streamingDownload: true, byteRanges: true },
-  });
-}
 
 /**
  * Artifact service on one Azure Blob Storage container (or Azurite). Instances keep no state
@@ -79,7 +62,7 @@ export class AzureArtifactService extends AdapterService {
       maxContentionWaitMs: config.maxContentionWaitMs,
       legacyListLimit: config.legacyListLimit,
     });
-    super(backend, azureCapabilities(config));
+    super(backend, objectStoreCapabilities(config, { blockBytes: config.blockBytes }));
     this.#bucket = bucket;
     this.#backend = backend;
     this.#layout = new ObjectLayout(config.prefix, AZURE_DIALECT.bindings);

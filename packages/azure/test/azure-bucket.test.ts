@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { Deadline } from "@artifact-kit/core";
+import { failure } from "@artifact-kit/fault-trials";
 import type { ContainerClient } from "@azure/storage-blob";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AzureBucket } from "../src/azure-bucket.js";
-import { failure } from "./support/failure.js";
 import { containerClient, freshContainer } from "./support/server.js";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
