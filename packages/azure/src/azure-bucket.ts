@@ -15,7 +15,7 @@ import type {
 import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
 import type { BlobItem, BlobPrefix, BlockBlobClient, ContainerClient } from "@azure/storage-blob";
 import pLimit, { type LimitFunction } from "p-limit";
-import { BlockStaging } from "./block-staging.js";
+import { BlockStaging, blockId } from "./block-staging.js";
 import { isAlreadyExists, isConditionNotMet, isNotFound, statusOf } from "./errors.js";
 import { decodeMetadata, encodeMetadata } from "./metadata.js";
 import { withSignal } from "./sdk-options.js";
@@ -53,14 +53,39 @@ export class AzureBucket implements ObjectBucket {
     this.#blockBytes = blockBytes;
   }
 
-  /** Put Blob with If-None-Match: *, body and metadata in one request. */
-  createOnly(deadline: Deadline, object: NewObject, options: WriteOptions): Promise<CreateOutcome> {
+  /**
+   * Put Blob with If-None-Match: *, body and metadata in one request. Azurite refuses that
+   * (409) over a blob that holds only uncommitted blocks, as a streamed upload whose Put Block
+   * List failed leaves at its version's key, though no blob is there to read; a keyed retry of
+   * that upload as a put must still publish. So a refusal over nothing readable looks at the
+   * block list, and over uncommitted blocks alone it creates the blob by Put Block List
+   * instead, which Azurite lets through, still create-only.
+   */
+  async createOnly(
+    deadline: Deadline,
+    object: NewObject,
+    options: WriteOptions,
+  ): Promise<CreateOutcome> {
     const { key, body, metadata } = object;
-    return this.createWith(deadline, `write ${key}`, options.commit, (abortSignal) =>
+    const encoded = metadata ? { metadata: encodeMetadata(metadata) } : {};
+    const outcome = await this.createWith(deadline, `write ${key}`, options.commit, (abortSignal) =>
       this.blob(key).upload(body, body.byteLength, {
         ...withSignal(abortSignal),
         conditions: { ifNoneMatch: "*" },
-        ...(metadata ? { metadata: encodeMetadata(metadata) } : {}),
+        ...encoded,
+      }),
+    );
+    if (outcome === "created" || !(await this.#holdsOnlyUncommittedBlocks(deadline, key))) {
+      return outcome;
+    }
+    await this.run(deadline, `stage ${key}`, true, (abortSignal) =>
+      this.blob(key).stageBlock(blockId(0), body, body.byteLength, withSignal(abortSignal)),
+    );
+    return this.createWith(deadline, `commit ${key}`, options.commit, (abortSignal) =>
+      this.blob(key).commitBlockList([blockId(0)], {
+        ...withSignal(abortSignal),
+        conditions: { ifNoneMatch: "*" },
+        ...encoded,
       }),
     );
   }
@@ -209,6 +234,22 @@ export class AzureBucket implements ObjectBucket {
         return await work(abandon ? deadline.toSignal() : undefined);
       } catch (error) {
         throw requestFailure(deadline, error, `Azure ${operation}`);
+      }
+    });
+  }
+
+  /** No blob to read at `key`, but staged blocks (Get Block List answers for them alone). */
+  async #holdsOnlyUncommittedBlocks(deadline: Deadline, key: string): Promise<boolean> {
+    if (await this.head(deadline, key)) return false;
+    return this.run(deadline, `list blocks of ${key}`, true, async (abortSignal) => {
+      try {
+        const blocks = await this.blob(key).getBlockList("all", withSignal(abortSignal));
+        return (
+          (blocks.committedBlocks ?? []).length === 0 && (blocks.uncommittedBlocks ?? []).length > 0
+        );
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
       }
     });
   }

@@ -143,6 +143,6 @@ export class BlockStaging implements StagingUpload {
  * Block `index`'s id: Azure wants base64 ids of one length within a blob, and ids chosen by
  * index make a retried Put Block replace its own earlier attempt.
  */
-function blockId(index: number): string {
+export function blockId(index: number): string {
   return Buffer.from(`block-${String(index).padStart(6, "0")}`).toString("base64");
 }

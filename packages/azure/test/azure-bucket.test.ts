@@ -35,6 +35,22 @@ describe("AzureBucket against Azurite", () => {
     expect(Object.getPrototypeOf(stored?.bytes)).toBe(Uint8Array.prototype);
   });
 
+  it("a create-only put over a failed upload's uncommitted blocks creates the blob", async () => {
+    const at = key();
+    // A streamed upload's head block, staged at the key; its Put Block List never landed.
+    await bucket.blob(at).stageBlock(Buffer.from("block-000000").toString("base64"), bytes("x"), 1);
+    expect(await bucket.head(none, at)).toBeUndefined();
+    const metadata = { "artifact-kit-request": "r-3" };
+    expect(await bucket.createOnly(none, { key: at, body: bytes("put"), metadata }, commit)).toBe(
+      "created",
+    );
+    expect(text((await bucket.get(none, at))?.bytes)).toBe("put");
+    expect((await bucket.head(none, at))?.metadata).toEqual(metadata);
+    // Still create-only: a second put is refused, over committed data.
+    expect(await bucket.createOnly(none, { key: at, body: bytes("again") }, commit)).toBe("exists");
+    expect(text((await bucket.get(none, at))?.bytes)).toBe("put");
+  });
+
   it("the protocol's metadata names and Unicode values survive Azure's metadata rules", async () => {
     const at = key();
     const metadata = {
