@@ -23,10 +23,10 @@ export function blobOrigin(connectionString: string): string {
   return new URL(endpoint).origin;
 }
 
-/** Creates the container if needed and removes every blob in it. */
+/** Creates the container if needed and removes every blob in it, a listing page at a time. */
 export async function emptyContainer(container: ContainerClient): Promise<void> {
   await container.createIfNotExists();
-  for await (const blob of container.listBlobsFlat()) {
-    await container.deleteBlob(blob.name);
+  for await (const page of container.listBlobsFlat().byPage({ maxPageSize: 500 })) {
+    await Promise.all(page.segment.blobItems.map((blob) => container.deleteBlob(blob.name)));
   }
 }

@@ -25,7 +25,13 @@ export class RawAzureFloor implements StoreUnderTest {
   async getLatest(name: string) {
     const latest = this.#latest.get(name);
     if (latest === undefined) throw new Error(`floor lost artifact "${name}"`);
-    return this.#container.getBlockBlobClient(`${name}/${latest}`).downloadToBuffer(0);
+    // One Get Blob (downloadToBuffer would read the properties first).
+    const response = await this.#container.getBlockBlobClient(`${name}/${latest}`).download();
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of response.readableStreamBody as AsyncIterable<Uint8Array>) {
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
   }
 
   async listVersions(name: string) {
