@@ -9,11 +9,7 @@ import {
   type RepairReport,
 } from "@artifact-kit/object-store";
 import { AzureBucket } from "./azure-bucket.js";
-import {
-  type AzureArtifactServiceOptions,
-  type AzureConfig,
-  resolveAzureConfig,
-} from "./config.js";
+import { type AzureArtifactServiceOptions, resolveAzureConfig } from "./config.js";
 import { probeCreateOnly } from "./probe.js";
 
 /**
