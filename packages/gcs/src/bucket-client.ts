@@ -98,28 +98,42 @@ export class GcsBucket implements store.ObjectBucket {
     return this.#run(deadline, `read metadata of ${key}`, read, true);
   }
 
-  /** One listing request; `startAfter` is GCS's inclusive startOffset less the key itself. */
+  /**
+   * One listing request. GCS's startOffset is inclusive, so a listing after a key leaves the
+   * key itself out, and asks for one object more in case it is there: when it was not, the
+   * extra object is held back and the cursor resumes after the last one returned ("a:<key>");
+   * otherwise the cursor is GCS's page token ("p:<token>"). A delimited listing never starts
+   * at a key that exists (its groups end in "/"), so it asks for maxKeys as they are.
+   */
   list(deadline: Deadline, request: store.ListRequest): Promise<store.ListPage> {
-    const { prefix, delimiter, startAfter, endBefore, maxKeys, cursor } = request;
+    const { prefix, delimiter, endBefore, maxKeys, cursor } = request;
+    const pageToken = cursor?.startsWith("p:") ? cursor.slice(2) : undefined;
+    const startAfter = cursor?.startsWith("a:") ? cursor.slice(2) : request.startAfter;
+    const extra = startAfter !== undefined && delimiter === undefined ? 1 : 0;
     const list = async (): Promise<store.ListPage> => {
       const [files, , response] = await this.#bucket.getFiles({
         prefix,
-        maxResults: maxKeys,
+        maxResults: maxKeys + extra,
         autoPaginate: false,
         ...(delimiter ? { delimiter } : {}),
         ...(startAfter ? { startOffset: startAfter } : {}),
         ...(endBefore ? { endOffset: endBefore } : {}),
-        ...(cursor ? { pageToken: cursor } : {}),
+        ...(pageToken ? { pageToken } : {}),
       });
       const { nextPageToken, prefixes } = (response ?? {}) as {
         nextPageToken?: string;
         prefixes?: string[];
       };
-      return {
-        objects: files.map((file) => objectInfo(file.metadata)).filter((o) => o.key !== startAfter),
-        prefixes: prefixes ?? [],
-        ...(nextPageToken ? { cursor: nextPageToken } : {}),
-      };
+      const after = files
+        .map((file) => objectInfo(file.metadata))
+        .filter((object) => object.key !== startAfter);
+      const objects = after.slice(0, maxKeys);
+      const last = objects.at(-1);
+      const next =
+        after.length > objects.length && last
+          ? `a:${last.key}`
+          : nextPageToken && `p:${nextPageToken}`;
+      return { objects, prefixes: prefixes ?? [], ...(next ? { cursor: next } : {}) };
     };
     return this.#run(deadline, `list ${prefix}`, list, true);
   }

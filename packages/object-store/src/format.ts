@@ -1,8 +1,9 @@
-import type { Deadline } from "@artifact-kit/core";
-import type {
-  ManifestExpectation,
-  StoredArtifact,
-  StoredManifest,
+import { corruptArtifact, type Deadline, sha256Hex } from "@artifact-kit/core";
+import {
+  type ManifestExpectation,
+  metaOfManifest,
+  type StoredArtifact,
+  type StoredManifest,
 } from "@artifact-kit/core/adapter";
 import type { NewObject, ObjectBucket, ObjectInfo, StagedTarget } from "./bucket.js";
 
@@ -32,4 +33,32 @@ export interface ObjectFormat {
     expected: ManifestExpectation,
     options: { known?: ObjectInfo | undefined; withBlocks: boolean },
   ): Promise<PublishedManifest | undefined>;
+}
+
+/**
+ * The artifact of a whole object read, once its data is checked against its manifest (size
+ * and sha256). The data is a fresh copy, read for this call alone: the template may hand it
+ * out as it is.
+ */
+export function verifiedArtifact(manifest: StoredManifest, data: Uint8Array): StoredArtifact {
+  if (data.byteLength !== manifest.size) {
+    throw corruptArtifact(
+      `stored data is ${data.byteLength} bytes, manifest says ${manifest.size}`,
+    );
+  }
+  if (sha256Hex(data) !== manifest.sha256) {
+    throw corruptArtifact("stored data does not match the manifest's sha256");
+  }
+  return { meta: metaOfManifest(manifest), data, shared: false };
+}
+
+/** The bytes of `parts`, one after the other, in a new array. */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.byteLength;
+  }
+  return joined;
 }

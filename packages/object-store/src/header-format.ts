@@ -1,14 +1,18 @@
-import { corruptArtifact, type Deadline, decodeUtf8, sha256Hex } from "@artifact-kit/core";
+import { corruptArtifact, type Deadline, decodeUtf8 } from "@artifact-kit/core";
 import {
   type ManifestExpectation,
-  metaOfManifest,
   parseStoredManifest,
   type StoredArtifact,
   type StoredManifest,
   storedManifestJson,
 } from "@artifact-kit/core/adapter";
 import type { ObjectBucket, ObjectInfo } from "./bucket.js";
-import type { ObjectFormat, PublishedManifest } from "./format.js";
+import {
+  concatBytes,
+  type ObjectFormat,
+  type PublishedManifest,
+  verifiedArtifact,
+} from "./format.js";
 import { REQUEST_ID_KEY } from "./request-ids.js";
 import { KEYED_FLAG } from "./tombstones.js";
 
@@ -36,10 +40,8 @@ export class HeaderFormat implements ObjectFormat {
 
   encode(key: string, manifest: StoredManifest, data: Uint8Array) {
     const header = this.#header(manifest);
-    const body = new Uint8Array(header.byteLength + data.byteLength);
-    body.set(header);
-    body.set(data, header.byteLength);
-    return { key, body, metadata: this.#metadata(manifest, header.byteLength) };
+    const metadata = this.#metadata(manifest, header.byteLength);
+    return { key, body: concatBytes(header, data), metadata };
   }
 
   around(manifest: StoredManifest) {
@@ -52,16 +54,7 @@ export class HeaderFormat implements ObjectFormat {
     if (newline < 0) throw corruptArtifact("stored object has no manifest line");
     const text = lineText(body.subarray(0, newline), key);
     const manifest = parseStoredManifest(text, this.#name, expected);
-    const data = body.slice(newline + 1);
-    if (data.byteLength !== manifest.size) {
-      throw corruptArtifact(
-        `stored data is ${data.byteLength} bytes, manifest says ${manifest.size}`,
-      );
-    }
-    if (sha256Hex(data) !== manifest.sha256) {
-      throw corruptArtifact("stored data does not match the manifest's sha256");
-    }
-    return { meta: metaOfManifest(manifest), data, shared: false };
+    return verifiedArtifact(manifest, body.slice(newline + 1));
   }
 
   /**

@@ -24,6 +24,7 @@ export {
   resolvePrefix,
 } from "./config.js";
 export type { ObjectStoreDialect } from "./dialect.js";
+export { concatBytes } from "./format.js";
 export { ObjectLayout } from "./layout.js";
 export type { ObjectStoreOptions } from "./options.js";
 export type { RepairOptions, RepairReport } from "./repair.js";

@@ -1,14 +1,18 @@
-import { corruptArtifact, type Deadline, sha256Hex } from "@artifact-kit/core";
+import { corruptArtifact, type Deadline } from "@artifact-kit/core";
 import {
   type ManifestExpectation,
-  metaOfManifest,
   parseStoredManifest,
   type StoredArtifact,
   type StoredManifest,
   storedManifestJson,
 } from "@artifact-kit/core/adapter";
 import type { ObjectBucket } from "./bucket.js";
-import type { ObjectFormat, PublishedManifest } from "./format.js";
+import {
+  concatBytes,
+  type ObjectFormat,
+  type PublishedManifest,
+  verifiedArtifact,
+} from "./format.js";
 
 /**
  * A published object is the data, then a trailer: the manifest as one JSON line and a fixed
@@ -32,11 +36,7 @@ export class TrailerFormat implements ObjectFormat {
   }
 
   encode(key: string, manifest: StoredManifest, data: Uint8Array) {
-    const trailer = this.#trailer(manifest);
-    const body = new Uint8Array(data.byteLength + trailer.byteLength);
-    body.set(data);
-    body.set(trailer, data.byteLength);
-    return { key, body };
+    return { key, body: concatBytes(data, this.#trailer(manifest)) };
   }
 
   around(manifest: StoredManifest) {
@@ -48,12 +48,7 @@ export class TrailerFormat implements ObjectFormat {
     const dataBytes = body.byteLength - TAIL_BYTES - length;
     const line = body.subarray(dataBytes, dataBytes + length);
     const manifest = this.#parse(line, dataBytes, expected);
-    const data = body.slice(0, dataBytes);
-    if (sha256Hex(data) !== manifest.sha256) {
-      throw corruptArtifact("stored data does not match the manifest's sha256");
-    }
-    // A fresh copy, read for this call alone: the template may hand it out as it is.
-    return { meta: metaOfManifest(manifest), data, shared: false };
+    return verifiedArtifact(manifest, body.slice(0, dataBytes));
   }
 
   /** One suffix-range read (two for a large manifest); the trailer always has the blocks. */

@@ -156,7 +156,10 @@ export class S3Bucket implements store.ObjectBucket {
     });
   }
 
-  /** DeleteObject, awaited like a commit; S3 cannot say whether the key existed. */
+  /**
+   * DeleteObject, awaited like a commit; S3 cannot say whether the key existed. S3 objects
+   * carry no `match` (its listings and heads leave it out), so none is ever asked for.
+   */
   async delete(deadline: Deadline, target: store.DeleteTarget): Promise<boolean> {
     await this.#run(deadline, `delete ${target.key}`, false, async () => {
       await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: target.key }));

@@ -1,5 +1,10 @@
 import { type Deadline, unavailable } from "@artifact-kit/core";
-import type { CreateOutcome, StagedTarget, StagingUpload } from "@artifact-kit/object-store";
+import {
+  type CreateOutcome,
+  concatBytes,
+  type StagedTarget,
+  type StagingUpload,
+} from "@artifact-kit/object-store";
 import type { MultipartUpload, S3Bucket } from "./bucket-client.js";
 import { MAX_PART_BYTES } from "./config.js";
 
@@ -70,10 +75,7 @@ export class S3Staging implements StagingUpload {
     }
     const tail = target.tail ?? new Uint8Array(0);
     if (!this.#staging) {
-      const data = this.#part.subarray(0, this.#filled);
-      const body = new Uint8Array(data.byteLength + tail.byteLength);
-      body.set(data);
-      body.set(tail, data.byteLength);
+      const body = concatBytes(this.#part.subarray(0, this.#filled), tail);
       const metadata = target.metadata ? { metadata: target.metadata } : {};
       return this.#bucket.createOnly(
         deadline,

@@ -1,0 +1,89 @@
+import type { ArtifactMeta } from "@artifact-kit/core";
+import { AdapterService, nameKey } from "@artifact-kit/core/adapter";
+import type {
+  ArtifactServiceConformanceOptions,
+  ServiceSubject,
+} from "@artifact-kit/core/conformance";
+import {
+  ObjectLayout,
+  ObjectStoreBackend,
+  type ObjectStoreDialect,
+  objectStoreCapabilities,
+} from "../../src/index.js";
+import { MemoryBucket } from "./memory-bucket.js";
+
+/** The two formats the adapters write, with the bucket each one is paired with. */
+export const DIALECTS = {
+  trailer: {
+    dialect: {
+      format: { kind: "trailer", name: "test/trailer@1" },
+      bindings: "name-and-key",
+      deletions: "markers",
+    },
+    newBucket: () => new MemoryBucket("body", false, false),
+  },
+  header: {
+    dialect: {
+      format: { kind: "header", name: "test/header@1" },
+      bindings: "per-name",
+      deletions: "allocation-flags",
+    },
+    newBucket: () => new MemoryBucket("metadata", true, true),
+  },
+} as const satisfies Record<string, { dialect: ObjectStoreDialect; newBucket: () => MemoryBucket }>;
+
+const BOUNDS = {
+  maxArtifactBytes: 64 * 1024 * 1024,
+  maxPageLimit: 1_000,
+  legacyListLimit: 1_000,
+  maxConcurrency: 16,
+  maxContentionWaitMs: 60_000,
+};
+
+export function openService(
+  bucket: MemoryBucket,
+  dialect: ObjectStoreDialect,
+  bounds: Partial<typeof BOUNDS> = {},
+): AdapterService {
+  const config = { ...BOUNDS, ...bounds };
+  const backend = new ObjectStoreBackend({ ...config, bucket, prefix: "p/", dialect });
+  return new (class extends AdapterService {})(backend, objectStoreCapabilities(config));
+}
+
+/** Flips one data byte of the published object of `meta`, keeping its metadata. */
+function corrupt(
+  bucket: MemoryBucket,
+  dialect: ObjectStoreDialect,
+  meta: ArtifactMeta,
+  at: number,
+) {
+  const layout = new ObjectLayout("p/", dialect.bindings);
+  const key = layout.versionObject(meta.scope, nameKey(meta.name).key, meta.version);
+  const stored = bucket.objects.get(key);
+  if (!stored) throw new Error(`no object ${key}`);
+  const offset =
+    dialect.format.kind === "header" ? Number(stored.metadata["artifact-kit-header-bytes"]) : 0;
+  const body = stored.body.slice();
+  body[offset + at] = (body[offset + at] ?? 0) ^ 0xff;
+  bucket.objects.set(key, { ...stored, body });
+}
+
+export function memorySubjects(
+  which: keyof typeof DIALECTS,
+): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded"> {
+  const { dialect, newBucket } = DIALECTS[which];
+  const subject = (bounds: Partial<typeof BOUNDS>) => async (): Promise<ServiceSubject> => {
+    const bucket = newBucket();
+    const open = () => openService(bucket, dialect, bounds);
+    return {
+      service: open(),
+      reopen: async () => open(),
+      openAnother: async () => open(),
+      corrupt: async (meta, offset) => corrupt(bucket, dialect, meta, offset),
+    };
+  };
+  return {
+    create: subject({}),
+    createBounded: subject({ maxArtifactBytes: 64, maxPageLimit: 3, legacyListLimit: 5 }),
+  };
+}
