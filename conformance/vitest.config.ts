@@ -6,11 +6,13 @@ export default defineConfig({
     // The gcs package's own emulator setup: it uses STORAGE_EMULATOR_HOST when .ci/run
     // started one, or starts fake-gcs-server itself; no emulator fails the run.
     // The same for PostgreSQL (DATABASE_URL, or a throwaway server of the postgres package)
-    // and for S3 (S3_ENDPOINT, or moto started by the s3 package).
+    // and for S3 (S3_ENDPOINT, or moto started by the s3 package), and for Azure
+    // (AZURE_STORAGE_CONNECTION_STRING, or Azurite started by the azure package).
     globalSetup: [
       "../packages/gcs/test/support/global-setup.ts",
       "../packages/postgres/test/support/global-setup.ts",
       "../packages/s3/test/support/global-setup.ts",
+      "../packages/azure/test/support/global-setup.ts",
     ],
     testTimeout: 300_000,
     hookTimeout: 600_000,

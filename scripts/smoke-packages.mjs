@@ -109,6 +109,14 @@ const VARIANTS = {
       oldestTypeScript: OLDEST_TYPESCRIPT,
     },
   ],
+  azure: [
+    {
+      label: "@azure/storage-blob 12",
+      peers: { "@azure/storage-blob": "^12.34.0" },
+      nodes: ALL_NODES,
+      oldestTypeScript: OLDEST_TYPESCRIPT,
+    },
+  ],
 };
 const DEFAULT_VARIANTS = [
   { label: "", peers: {}, nodes: ALL_NODES, oldestTypeScript: OLDEST_TYPESCRIPT },

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { positiveInteger } from "./args.js";
+import { azureSuite } from "./azure/suite.js";
 import { effectsSuite } from "./effects/suite.js";
 import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { gcsSuite } from "./gcs/suite.js";
@@ -23,6 +24,11 @@ interface SuiteContext {
   readonly databaseUrl: string | undefined;
   /** An S3-compatible server's endpoint (moto), from --s3; the s3 suite is skipped without it. */
   readonly s3Endpoint: string | undefined;
+  /**
+   * An Azure Blob service's connection string (Azurite), from --azure or
+   * AZURE_STORAGE_CONNECTION_STRING; the azure suite is skipped without it.
+   */
+  readonly azureConnectionString: string | undefined;
 }
 
 /** Each suite, or the reason it cannot run here. */
@@ -52,6 +58,10 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
       s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3ScaleSuite(s3Endpoint),
     s3: ({ s3Endpoint }) =>
       s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3Suite(s3Endpoint),
+    azure: ({ azureConnectionString }) =>
+      azureConnectionString === undefined
+        ? "skipped (pass --azure <connection string> or set AZURE_STORAGE_CONNECTION_STRING)"
+        : azureSuite(azureConnectionString),
   };
 
 const { values, positionals } = parseArgs({
@@ -63,6 +73,7 @@ const { values, positionals } = parseArgs({
     gcs: { type: "string" },
     postgres: { type: "string" },
     s3: { type: "string" },
+    azure: { type: "string" },
   },
 });
 const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
@@ -82,6 +93,7 @@ for (const name of names) {
     gcsEndpoint: values.gcs,
     databaseUrl: values.postgres ?? process.env.DATABASE_URL,
     s3Endpoint: values.s3,
+    azureConnectionString: values.azure ?? process.env.AZURE_STORAGE_CONNECTION_STRING,
   });
   if (typeof opened === "string") {
     console.log(`\n## ${name}: ${opened}`);

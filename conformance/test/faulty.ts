@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { azureSubjects } from "@artifact-kit/azure/testing";
 import type {
   ArtifactServiceConformanceOptions,
   FaultInjection,
@@ -11,6 +12,7 @@ import { type Fault, FaultProxy } from "@artifact-kit/test-proxy";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { type Bucket, Storage } from "@google-cloud/storage";
 import { afterAll, beforeAll, inject } from "vitest";
+import { azureContainer } from "./azure.js";
 
 // The kit's fault laws over the network adapters: the adapter's client talks to its server
 // through the HTTP fault proxy, and the subject's `faults` arms one fault there. A lost reply
@@ -56,6 +58,13 @@ const S3_UNAVAILABLE: Fault = {
     status: 503,
     contentType: "application/xml",
     body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>ServiceUnavailable</Code><Message>Please try again.</Message></Error>',
+  },
+};
+const AZURE_UNAVAILABLE: Fault = {
+  answer: {
+    status: 503,
+    contentType: "application/xml",
+    body: '<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>The server is busy.</Message></Error>',
   },
 };
 const GCS_UNAVAILABLE: Fault = { answer: { status: 503, body: '{"error":{"code":503}}' } };
@@ -152,3 +161,25 @@ export const gcsFaultOptions = (): FaultOptions =>
     subject: (endpoint, bucket) =>
       gcsSubjects(() => gcsStorage(endpoint).bucket(bucket) as Bucket).create(),
   });
+
+/**
+ * azure on Azurite through a fault proxy. The client retries once, soon (see azureContainer):
+ * a lost reply to a create-only write is retried and meets the write it made.
+ */
+export const azureFaultOptions = (): FaultOptions =>
+  faultOptions({
+    label: "azure on Azurite",
+    target: () => blobOrigin(inject("azureConnectionString")),
+    refusal: AZURE_UNAVAILABLE,
+    rewriteHost: false,
+    createBucket: (name) => azureContainer(name).create(),
+    subject: (endpoint, container) =>
+      azureSubjects(() => azureContainer(container, endpoint)).create(),
+  });
+
+/** The scheme, host and port of a connection string's blob endpoint. */
+function blobOrigin(connectionString: string): string {
+  const endpoint = /BlobEndpoint=([^;]+)/.exec(connectionString)?.[1];
+  if (!endpoint) throw new Error("the Azure connection string names no BlobEndpoint");
+  return new URL(endpoint).origin;
+}

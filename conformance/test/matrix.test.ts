@@ -7,8 +7,9 @@ import type { Bucket } from "@google-cloud/storage";
 import { beforeAll } from "vitest";
 import { faultyMemorySubject } from "../mutants/faults.js";
 import { MATRIX_RUNS } from "./adapters.js";
+import { azureMatrixContainer, azureMatrixSubjects } from "./azure.js";
 import { matrixBucket, storageClient } from "./durable.js";
-import { gcsFaultOptions, s3FaultOptions } from "./faulty.js";
+import { azureFaultOptions, gcsFaultOptions, s3FaultOptions } from "./faulty.js";
 import { postgresFaultOptions } from "./faulty-postgres.js";
 import { postgresMatrixSubjects } from "./postgres.js";
 import { s3MatrixBucket, s3MatrixSubjects } from "./s3.js";
@@ -73,8 +74,18 @@ describeArtifactService("s3 on moto", {
   testTimeoutMs: REMOTE_TIMEOUT_MS,
 });
 
+let azureContainer: string;
+beforeAll(async () => {
+  azureContainer = await azureMatrixContainer();
+});
+describeArtifactService("azure on Azurite", {
+  ...azureMatrixSubjects(() => azureContainer),
+  numRuns: 10,
+  testTimeoutMs: REMOTE_TIMEOUT_MS,
+});
+
 // The fault laws, on subjects whose backend requests go through a fault injector: the HTTP
-// fault proxy for gcs and s3 and the TCP one for postgres (each prints how many faults a
+// fault proxy for gcs, s3 and azure and the TCP one for postgres (each prints how many faults a
 // request took), an in-process one for memory. Only those laws run here; the describes above run the rest.
 // A fixed seed, so that the number of faults is the same in every run (over 200 for each
 // network adapter); seed 6 found the gcs delete that kept deleting after it had failed.
@@ -101,6 +112,13 @@ describeArtifactService("postgres, through a TCP fault proxy", {
 });
 describeArtifactService("gcs on fake-gcs-server, through a fault proxy", {
   ...gcsFaultOptions(),
+  numRuns: MATRIX_RUNS.faults,
+  seed: FAULT_SEED,
+  only: "faults: ",
+  testTimeoutMs: 600_000,
+});
+describeArtifactService("azure on Azurite, through a fault proxy", {
+  ...azureFaultOptions(),
   numRuns: MATRIX_RUNS.faults,
   seed: FAULT_SEED,
   only: "faults: ",

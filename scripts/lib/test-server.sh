@@ -14,6 +14,9 @@
 #   install_server          installs the pinned server once (a no-op when present)
 #   answers URL             succeeds when the server at URL answers
 #   launch PORT URL         execs the server in the foreground (the library backgrounds it)
+# and may define:
+#   state_extras URL        prints more KEY=value lines for STATE (quoted for the shell where
+#                           a value needs it), e.g. a connection string built from URL
 # A script whose server is not one process of its own (postgres) defines its own
 # start_server and stop_running after sourcing this, and uses the rest.
 
@@ -67,6 +70,7 @@ start_server() {
   for _ in $(seq 1 "$WAIT_TENTHS"); do
     if answers "$endpoint"; then
       printf '%s=%s\n%s=%s\n' "$ENDPOINT_VAR" "$endpoint" "$PID_VAR" "$pid" >"$STATE"
+      if declare -F state_extras >/dev/null; then state_extras "$endpoint" >>"$STATE"; fi
       print_state
       return
     fi

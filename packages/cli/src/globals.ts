@@ -71,7 +71,7 @@ export async function withStore<T>(
   }
 }
 
-/** The store as the user can find it: a directory, a bucket and prefix, or memory. */
+/** The store as the user can find it: a directory, a bucket (or container) and prefix, or memory. */
 export function describeStore(location: StoreLocation): string {
   switch (location.kind) {
     case "fs":
@@ -82,6 +82,8 @@ export function describeStore(location: StoreLocation): string {
       return `gs://${location.bucket}/${location.prefix}`;
     case "s3":
       return `s3://${location.bucket}/${location.prefix}`;
+    case "azure":
+      return `az://${location.container}/${location.prefix}`;
     case "postgres": {
       // Never a password in a message, and no query: one may carry a password too. (`origin`
       // is "null" for a postgres: URL, so the whole href is built here.)

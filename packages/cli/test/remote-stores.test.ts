@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { BlobServiceClient } from "@azure/storage-blob";
 import { describe, expect, it } from "vitest";
 import { cli, cliJson, withTempDir } from "./support/cli.js";
-import { databaseUrl, s3Endpoint } from "./support/servers.js";
+import { azureConnectionString, databaseUrl, s3Endpoint } from "./support/servers.js";
 
-// The CLI spawned against the servers the postgres and s3 packages' global setups started.
+// The CLI spawned against the servers the postgres, s3 and azure packages' global setups started.
 
 /** put, ls, get and a not_found that names the store (`shown`) without its password. */
 async function roundTrip(
@@ -31,7 +32,7 @@ async function roundTrip(
   });
 }
 
-describe("artifact-kit on postgres:// and s3:// stores", () => {
+describe("artifact-kit on postgres://, s3:// and az:// stores", () => {
   it("puts, lists and gets through a postgres:// store in its own schema", async () => {
     const url = new URL(databaseUrl());
     const schema = `cli_${randomUUID().replaceAll("-", "")}`;
@@ -71,5 +72,34 @@ describe("artifact-kit on postgres:// and s3:// stores", () => {
     });
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
     await roundTrip(["--store", `s3://${bucket}/team`], env);
+  });
+
+  it("puts, lists and gets through az:// and azblob:// stores, the account from the environment", async () => {
+    const connectionString = azureConnectionString();
+    const container = `cli-${randomUUID()}`;
+    await BlobServiceClient.fromConnectionString(connectionString)
+      .getContainerClient(container)
+      .create();
+    const env = { ...process.env, AZURE_STORAGE_CONNECTION_STRING: connectionString };
+    await roundTrip(["--store", `az://${container}/team`], env);
+    // The same store under the other scheme: the put above is there.
+    const scope = ["--app", "agent", "--user", "u1"];
+    await withTempDir(async (cwd) => {
+      const listed = await cliJson<{ items: string[] }>(
+        ["ls", "--store", `azblob://${container}/team`, ...scope],
+        { cwd, env },
+      );
+      expect(listed.body.items).toEqual(["notes/a.txt"]);
+    });
+  });
+
+  it("an az:// store without a connection string is refused as invalid_argument, naming it", async () => {
+    const env = { ...process.env, AZURE_STORAGE_CONNECTION_STRING: "" };
+    await withTempDir(async (cwd) => {
+      const store = ["--store", "az://container/team", "--app", "agent"];
+      const refused = await cli(["ls", ...store], { cwd, env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("AZURE_STORAGE_CONNECTION_STRING");
+    });
   });
 });

@@ -45,6 +45,20 @@ describe("parseStoreUri", () => {
     expect(parseStoreUri("postgres://db/app")).toMatchObject({ schema: undefined });
   });
 
+  it("takes az:// and azblob:// stores: a container and a prefix", () => {
+    const location = { kind: "azure", container: "artifacts", prefix: "team/prod" };
+    expect(parseStoreUri("az://artifacts/team/prod/")).toEqual(location);
+    expect(parseStoreUri("azblob://artifacts/team/prod?maxArtifactBytes=1024")).toEqual({
+      ...location,
+      bounds: { maxArtifactBytes: 1024 },
+    });
+    for (const uri of ["az://", "azblob:///prefix", "az://user@container/p", "az://c?x=1"]) {
+      expect(() => parseStoreUri(uri), uri).toThrow(
+        expect.objectContaining({ code: "invalid_argument" }),
+      );
+    }
+  });
+
   it("reads bounds from URI parameters, validated", () => {
     expect(parseStoreUri("gs://b/p?maxArtifactBytes=1048576&maxPageLimit=50")).toEqual({
       kind: "gcs",

@@ -46,6 +46,10 @@ export const BACKENDS: { readonly [K in StoreKind]: Backend<K> } = {
     packages: ["@artifact-kit/s3", "@aws-sdk/client-s3"],
     opener: () => import("./open-s3.js"),
   },
+  azure: {
+    packages: ["@artifact-kit/azure", "@azure/storage-blob"],
+    opener: () => import("./open-azure.js"),
+  },
   postgres: {
     packages: ["@artifact-kit/postgres", "pg"],
     opener: () => import("./open-postgres.js"),

@@ -50,6 +50,8 @@ export async function openStore(
       return (await BACKENDS.gcs.opener()).open(location, modules, context);
     case "s3":
       return (await BACKENDS.s3.opener()).open(location, modules, context);
+    case "azure":
+      return (await BACKENDS.azure.opener()).open(location, modules, context);
     case "postgres":
       return (await BACKENDS.postgres.opener()).open(location, modules, context);
   }

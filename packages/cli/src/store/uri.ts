@@ -18,6 +18,7 @@ export type StoreLocation = (
   | { readonly kind: "memory" }
   | { readonly kind: "gcs"; readonly bucket: string; readonly prefix: string }
   | { readonly kind: "s3"; readonly bucket: string; readonly prefix: string }
+  | { readonly kind: "azure"; readonly container: string; readonly prefix: string }
   | {
       readonly kind: "postgres";
       /** The URI without the CLI's own parameters (schema and bounds), for pg. */
@@ -31,11 +32,11 @@ export type StoreKind = StoreLocation["kind"];
 export const DEFAULT_STORE = "fs:./.artifacts";
 
 export const STORE_URI_FORMS =
-  "fs:PATH, file:///PATH, memory:, memory://, gs://BUCKET/PREFIX, gcs://BUCKET/PREFIX, s3://BUCKET/PREFIX or postgres://USER@HOST:PORT/DATABASE?schema=SCHEMA";
+  "fs:PATH, file:///PATH, memory:, memory://, gs://BUCKET/PREFIX, gcs://BUCKET/PREFIX, s3://BUCKET/PREFIX, az://CONTAINER/PREFIX, azblob://CONTAINER/PREFIX or postgres://USER@HOST:PORT/DATABASE?schema=SCHEMA";
 
 /**
  * Parses a store URI. `fs:PATH` is a plain path (relative to `cwd`, taken literally, `?`
- * included); the URL forms (`file:`, `memory://`, `gs:`, `gcs:`) are parsed as URLs and may
+ * included); the URL forms (`file:`, `memory://`, `gs:`, `gcs:`, `s3:`, `az:`, `azblob:`) are parsed as URLs and may
  * carry bounds as parameters, e.g. `gs://bucket/prefix?maxArtifactBytes=268435456`.
  * Anything else is invalid_argument: a typo must never open some other store.
  */
@@ -64,6 +65,11 @@ export function parseStoreUri(uri: string, cwd = process.cwd()): StoreLocation {
       return { kind: "gcs", ...bucketAndPrefix(url), ...withBounds };
     case "s3:":
       return { kind: "s3", ...bucketAndPrefix(url), ...withBounds };
+    case "az:":
+    case "azblob:": {
+      const { bucket: container, prefix } = bucketAndPrefix(url);
+      return { kind: "azure", container, prefix, ...withBounds };
+    }
     default:
       throw unknownUri(uri);
   }
