@@ -22,6 +22,7 @@ const AZURE_DIALECT: ObjectStoreDialect = Object.freeze({
   format: Object.freeze({ kind: "header", name: "artifact-kit/azure@1" }),
   bindings: "per-name",
   deletions: "markers",
+  scopeMarkers: "metadata",
 });
 
 /**

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { ArtifactMeta } from "@artifact-kit/core";
-import type {
-  ArtifactServiceConformanceOptions,
-  ServiceSubject,
+import {
+  type ArtifactServiceConformanceOptions,
+  repairFromAnotherInstance,
+  type ServiceSubject,
 } from "@artifact-kit/core/conformance";
 import type { ContainerClient } from "@azure/storage-blob";
 import type { AzureArtifactServiceBounds } from "./config.js";
@@ -54,7 +55,9 @@ async function corruptBlob(
  * The conformance kit's subjects for the azure adapter: each subject is a fresh prefix in the
  * container that `openContainer` opens; reopen and openAnother are a new service through a
  * new `openContainer()` (a new client, as another host would be; openAnother while the first
- * stays open); corrupt damages the published blob in place.
+ * stays open); openNeighbour a service on a prefix nested in this one's own folders (the
+ * hardest neighbour to keep apart); maintain runs repair() from another instance; corrupt
+ * damages the published blob in place.
  */
 export function azureSubjects(
   openContainer: () => ContainerClient,
@@ -66,6 +69,9 @@ export function azureSubjects(
       service: open(),
       reopen: async () => open(),
       openAnother: async () => open(),
+      openNeighbour: async () =>
+        new AzureArtifactService({ container: openContainer(), prefix: `${prefix}/c` }),
+      maintain: repairFromAnotherInstance(open),
       corrupt: (meta, offset) => corruptBlob(openContainer(), prefix, meta, offset),
     };
   };
