@@ -11,11 +11,13 @@ import {
   type GetOptions,
   hasTransfer,
   type ListNamesOptions,
+  type ListScopesOptions,
   type ListVersionsOptions,
   type NamePage,
   type PutOptions,
   type RequestOptions,
   type Scope,
+  type ScopePage,
   type UploadOptions,
   type UploadSink,
   type VersionPage,
@@ -53,6 +55,9 @@ export class ForwardingService implements ArtifactService, ArtifactTransfer {
   }
   list(scope: Scope, options?: RequestOptions): Promise<ArtifactMeta[]> {
     return this.inner.list(scope, options);
+  }
+  listScopes(options?: ListScopesOptions): Promise<ScopePage> {
+    return this.inner.listScopes(options);
   }
   close(): Promise<void> {
     return this.inner.close();

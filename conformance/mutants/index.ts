@@ -44,6 +44,12 @@ import {
 } from "./records.js";
 import { RenumberingService } from "./renumbering.js";
 import {
+  InclusiveScopeCursor,
+  ListsEmptiedScopes,
+  ScopesInUtf16Order,
+  UsersOnlyByOwnScope,
+} from "./scopes.js";
+import {
   DeleteFreesNoRoom,
   EmptyPageWithCursor,
   ListShowsDeletedVersions,
@@ -180,4 +186,12 @@ export const MUTANTS: readonly Mutant[] = [
     name: "a streamed upload checks the room before its key",
     make: (o) => new UploadRefusesRetriesAtAFullQuota(memory(o)),
   },
+  // listScopes (issue 34): liveness, each level's rule, cursors and order.
+  { name: "lists scopes a delete emptied", make: (o) => new ListsEmptiedScopes(memory(o)) },
+  {
+    name: "lists a user only for its own user scope, not its sessions",
+    make: (o) => new UsersOnlyByOwnScope(memory(o)),
+  },
+  { name: "an inclusive scope cursor", make: (o) => new InclusiveScopeCursor(memory(o)) },
+  { name: "scope ids in UTF-16 order", make: (o) => new ScopesInUtf16Order(memory(o)) },
 ];

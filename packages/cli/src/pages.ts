@@ -2,9 +2,11 @@ import {
   type ArtifactService,
   type ArtifactTransfer,
   checkNamePageReply,
+  checkScopePageReply,
   checkVersionPageReply,
   hasTransfer,
   type ListNamesOptions,
+  type ListScopesOptions,
   type ListVersionsOptions,
 } from "@artifact-kit/core";
 
@@ -32,6 +34,12 @@ export function withCheckedListings(service: ArtifactService): ArtifactService {
         scope,
         name,
         limitOf(options),
+      ),
+    listScopes: async (options?: ListScopesOptions) =>
+      checkScopePageReply(
+        await service.listScopes(options),
+        options,
+        service.capabilities().pagination.maxPageLimit,
       ),
   };
   // Scope discovery passes through as it is (api/scopes.ts checks its pages).

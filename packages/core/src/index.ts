@@ -16,13 +16,15 @@ export { Deadline, parseTimeoutMs } from "./deadline.js";
 export * from "./errors.js";
 export * from "./limits.js";
 export { compareUtf8 } from "./order.js";
-export { allNames, allVersions } from "./pages.js";
+export { allNames, allScopes, allVersions } from "./pages.js";
 export {
   checkArtifactReply,
   checkMetaReply,
   checkNamePageReply,
+  checkScopePageReply,
   checkVersionPageReply,
 } from "./reply.js";
+export type { ParsedListScopes, ScopeLevel } from "./request.js";
 export * from "./run-store.js";
 export { scopeDigest, scopeKey, sha256Hex } from "./scope.js";
 export { TRANSFER_BLOCK_BYTES } from "./transfer/blocks.js";

@@ -1,4 +1,10 @@
-import type { ArtifactMeta, ArtifactService, RequestOptions, Scope } from "./types.js";
+import type {
+  ArtifactMeta,
+  ArtifactService,
+  ListScopesOptions,
+  RequestOptions,
+  Scope,
+} from "./types.js";
 
 // For callers that need a whole listing (bridges to APIs without pages, tools, stores
 // that rebuild an index): walk a service's pages to the end.
@@ -41,4 +47,19 @@ export async function allVersions(
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   return versions;
+}
+
+/** Every scope of one level that holds a live artifact (see ListScopesOptions), in UTF-8 order. */
+export async function allScopes(
+  service: ArtifactService,
+  options: Omit<ListScopesOptions, "cursor"> = {},
+): Promise<Scope[]> {
+  const scopes: Scope[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await service.listScopes(cursor === undefined ? options : { ...options, cursor });
+    scopes.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return scopes;
 }

@@ -1,8 +1,18 @@
 import { ArtifactError, invalidServiceReply } from "./errors.js";
 import { MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
-import { compareNumbers, compareUtf8 } from "./order.js";
+import { compareNumbers, compareUtf8, resolvePageLimit } from "./order.js";
+import { parseScopeLevel } from "./request.js";
 import { sameScope, sha256Hex } from "./scope.js";
-import type { Artifact, ArtifactMeta, NamePage, Scope, VersionPage } from "./types.js";
+import { idAtLevel } from "./scope-listing.js";
+import type {
+  Artifact,
+  ArtifactMeta,
+  ListScopesOptions,
+  NamePage,
+  Scope,
+  ScopePage,
+  VersionPage,
+} from "./types.js";
 import {
   validateMetadata,
   validateMimeType,
@@ -125,6 +135,49 @@ export function checkVersionPageReply(
     });
     if (page.nextCursor !== undefined && (!isCount(page.nextCursor) || page.nextCursor < 1)) {
       throw invalidReply("nextCursor is not a version");
+    }
+    return page;
+  });
+}
+
+/**
+ * A page of scopes for a listScopes call with `options` (already accepted by the service):
+ * of the kind asked for under its app and user, within the limit (capped at `maxPageLimit`),
+ * in strictly ascending UTF-8 order of their ids, all after the cursor, and a nextCursor only
+ * on a non-empty page, equal to its last id.
+ */
+export function checkScopePageReply(
+  value: unknown,
+  options: ListScopesOptions | undefined,
+  maxPageLimit: number,
+): ScopePage {
+  const opts = (options ?? {}) as Record<string, unknown>;
+  const level = parseScopeLevel(opts);
+  const limit = resolvePageLimit(opts.limit, maxPageLimit);
+  const cursor = typeof opts.cursor === "string" ? opts.cursor : undefined;
+  return attempt("scope page", () => {
+    const page = value as ScopePage | null;
+    if (typeof page !== "object" || page === null || !Array.isArray(page.items)) {
+      throw invalidReply("is not a page");
+    }
+    if (page.items.length > limit) throw invalidReply("has more items than the limit");
+    let previous = cursor;
+    for (const item of page.items) {
+      const scope = validateScope(item);
+      const id = scope.kind === level.kind ? idAtLevel(level, scope) : undefined;
+      if (id === undefined) {
+        throw invalidReply(`holds a scope outside the ${level.kind} level asked for`);
+      }
+      if (previous !== undefined && compareUtf8(previous, id) >= 0) {
+        throw invalidReply("ids are not in strictly ascending UTF-8 order after the cursor");
+      }
+      previous = id;
+    }
+    if (
+      page.nextCursor !== undefined &&
+      (page.items.length === 0 || page.nextCursor !== previous)
+    ) {
+      throw invalidReply("nextCursor is not the last id of a non-empty page");
     }
     return page;
   });

@@ -1,6 +1,6 @@
 import { Deadline } from "./deadline.js";
 import { invalidArgument } from "./errors.js";
-import { DEFAULT_MIME_TYPE, MAX_IDEMPOTENCY_KEY_BYTES } from "./limits.js";
+import { DEFAULT_MIME_TYPE, MAX_IDEMPOTENCY_KEY_BYTES, MAX_SCOPE_ID_BYTES } from "./limits.js";
 import { resolvePageLimit } from "./order.js";
 import type { ArtifactMeta, DeleteSelector, JsonObject, PutOptions, Scope } from "./types.js";
 import {
@@ -196,4 +196,65 @@ export function parseListVersions(
 export function parseScopeRequest(scope: unknown, options: unknown): ParsedRequest {
   const opts = validateOptionKeys(options, DEADLINE_KEYS);
   return { scope: validateScope(scope), deadline: Deadline.start(opts) };
+}
+
+/**
+ * One level of the scope tree that listScopes walks: every app; the users of one app; or the
+ * sessions of one app's user.
+ */
+export type ScopeLevel =
+  | { readonly kind: "app" }
+  | { readonly kind: "user"; readonly app: string }
+  | { readonly kind: "session"; readonly app: string; readonly user: string };
+
+/** A listScopes request: not about one scope, so it carries a level instead. */
+export interface ParsedListScopes {
+  level: ScopeLevel;
+  limit: number;
+  /** Exclusive: the last id (of the level's kind) of the previous page. */
+  cursor: string | undefined;
+  deadline: Deadline;
+}
+
+const scopeId = (value: unknown, field: string) => validateText(value, field, MAX_SCOPE_ID_BYTES);
+
+/** The level that listScopes options ask for (`opts`: options already checked for unknown keys). */
+export function parseScopeLevel(opts: Record<string, unknown>): ScopeLevel {
+  const kind = opts.kind ?? "app";
+  if (kind !== "app" && kind !== "user" && kind !== "session") {
+    throw invalidArgument("kind", 'must be "app", "user" or "session"');
+  }
+  if (kind === "app") {
+    if (opts.app !== undefined)
+      throw invalidArgument("app", 'is only for kind "user" or "session"');
+  } else if (opts.app === undefined) {
+    throw invalidArgument("app", `is required to list ${kind} scopes`);
+  }
+  if (kind !== "session" && opts.user !== undefined) {
+    throw invalidArgument("user", 'is only for kind "session"');
+  }
+  if (kind === "session" && opts.user === undefined) {
+    throw invalidArgument("user", "is required to list session scopes");
+  }
+  if (kind === "app") return Object.freeze({ kind });
+  const app = scopeId(opts.app, "app");
+  if (kind === "user") return Object.freeze({ kind, app });
+  return Object.freeze({ kind, app, user: scopeId(opts.user, "user") });
+}
+
+export function parseListScopes(options: unknown, maxPageLimit: number): ParsedListScopes {
+  const opts = validateOptionKeys(options, [
+    ...DEADLINE_KEYS,
+    "kind",
+    "app",
+    "user",
+    "cursor",
+    "limit",
+  ]);
+  return {
+    level: parseScopeLevel(opts),
+    limit: resolvePageLimit(opts.limit, maxPageLimit),
+    cursor: opts.cursor === undefined ? undefined : scopeId(opts.cursor, "cursor"),
+    deadline: Deadline.start(opts),
+  };
 }

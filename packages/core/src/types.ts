@@ -91,6 +91,39 @@ export interface NamePage {
   readonly nextCursor?: string;
 }
 
+/**
+ * Scope discovery: which scopes hold artifacts, one level at a time.
+ * - kind "app" (the default): every app under which some scope (the app scope itself, a user
+ *   scope or a session scope of it) holds a live version. `app` and `user` must be absent.
+ * - kind "user": every user of `app` whose user scope, or a session scope under it, holds a
+ *   live version. `app` is required, `user` must be absent.
+ * - kind "session": every session of `app` + `user` whose session scope holds a live version.
+ *   `app` and `user` are required.
+ * A scope is listed from the moment a put into it (or under it) is acknowledged, and no longer
+ * once the last live version under it is deleted: listings are exact, never a superset.
+ * Ids come in UTF-8 byte order, paged like listNames; a service configured with a key prefix,
+ * schema, root or namespace lists only scopes stored under its own.
+ */
+export interface ListScopesOptions extends RequestOptions {
+  /** The level to list (default "app"). */
+  kind?: ScopeKind;
+  /** The app whose users or sessions are listed: required for "user" and "session". */
+  app?: string;
+  /** The user whose sessions are listed: required for "session". */
+  user?: string;
+  /** Exclusive: the last id (app, user or session id) of the previous page. */
+  cursor?: string;
+  /** At most this many scopes (a positive integer, capped at pagination.maxPageLimit). */
+  limit?: number;
+}
+
+export interface ScopePage {
+  /** Scopes of the kind listed, ordered by their last id in UTF-8 byte order. */
+  readonly items: readonly Scope[];
+  /** Present when more scopes follow: pass it as `cursor` for the next page. */
+  readonly nextCursor?: string;
+}
+
 export interface ListVersionsOptions extends RequestOptions {
   limit?: number;
   /** Exclusive: the last version of the previous page. */
@@ -159,5 +192,7 @@ export interface ArtifactService {
   listVersions(scope: Scope, name: string, options?: ListVersionsOptions): Promise<VersionPage>;
   /** Legacy: every live version in the scope (by name, then version), or result_limit_exceeded. */
   list(scope: Scope, options?: RequestOptions): Promise<ArtifactMeta[]>;
+  /** The scopes that hold live artifacts, one level at a time (see ListScopesOptions). */
+  listScopes(options?: ListScopesOptions): Promise<ScopePage>;
   close(): Promise<void>;
 }

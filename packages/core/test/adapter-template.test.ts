@@ -44,6 +44,7 @@ function recordingHooks() {
     names: async (request) => ({ scope: request.scope, items: [] }),
     versions: async () => ({ items: [] }),
     legacyList: async () => [],
+    scopes: async () => ({ items: [] }),
     closeBackend: async () => {
       closes += 1;
     },

@@ -24,6 +24,7 @@ function serviceReturning(reply: (scope: Scope, name: string) => Artifact): Arti
     listNames: unsupported,
     listVersions: unsupported,
     list: unsupported,
+    listScopes: unsupported,
     close: async () => undefined,
   };
 }

@@ -1,12 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { type ArtifactMeta, type NamePage, notFound, type VersionPage } from "@artifact-kit/core";
+import {
+  type ArtifactMeta,
+  type NamePage,
+  notFound,
+  type ScopePage,
+  type VersionPage,
+} from "@artifact-kit/core";
 import {
   type AdapterHooks,
   type DataDigest,
   type ParsedDelete,
   type ParsedGet,
   type ParsedListNames,
+  type ParsedListScopes,
   type ParsedListVersions,
   type ParsedPublication,
   type ParsedRequest,
@@ -37,6 +44,7 @@ import {
 import { NameOrder } from "./name-order.js";
 import { type Publisher, publish } from "./publication.js";
 import { type RepairReport, repairTree } from "./repair.js";
+import { liveScopePage, ScopeSlotReader } from "./scopes.js";
 import { Slots } from "./slots.js";
 import { StagingFile } from "./staging-file.js";
 import {
@@ -68,6 +76,7 @@ export class FsStore implements AdapterHooks {
   readonly #versionLists = new DirectoryCache<readonly number[]>();
   readonly #versionTops: VersionTops;
   readonly #listing: LiveListing;
+  readonly #scopeSlots: ScopeSlotReader;
 
   constructor(config: FsConfig) {
     this.#config = config;
@@ -77,6 +86,7 @@ export class FsStore implements AdapterHooks {
     this.#allocator = new VersionAllocator(config);
     this.#versionTops = new VersionTops(config.maxScanEntries);
     this.#publisher = { config, allocator: this.#allocator, keys: new KeyBindings(config) };
+    this.#scopeSlots = new ScopeSlotReader(this.#dirs, config.maxScanEntries);
     this.#listing = {
       scopeDirs: (scope) => scopePaths(this.#dirs, scopeDigest(scope)),
       names: this.#names,
@@ -198,6 +208,10 @@ export class FsStore implements AdapterHooks {
 
   names(request: ParsedListNames): Promise<NamePage> {
     return liveNamePage(this.#listing, request);
+  }
+
+  scopes(request: ParsedListScopes): Promise<ScopePage> {
+    return liveScopePage(this.#scopeSlots, request, (names) => this.names(names));
   }
 
   versions(request: ParsedListVersions): Promise<VersionPage> {

@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ArtifactMeta, ArtifactService } from "@artifact-kit/core";
@@ -30,21 +30,27 @@ export interface FsServiceClass {
 /**
  * One subject on a fresh directory under the OS temp dir: reopen is a new instance on the
  * same root (a restart, sharing nothing in memory), openAnother the same while the first
- * stays open (another process on the root), corrupt flips a byte of the version's
- * data file in place (as disk corruption would), cleanup removes the directory.
+ * stays open (another process on the root), openNeighbour a service on a sibling root (another
+ * tenant of the same parent directory), corrupt flips a byte of the version's data file in
+ * place (as disk corruption would), cleanup removes the directory and both roots in it.
  */
 export async function fsSubject(
   bounds: FsBounds = {},
   Service: FsServiceClass = FsArtifactService,
 ): Promise<ServiceSubject> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), "artifact-kit-conformance-")));
+  const parent = await realpath(await mkdtemp(join(tmpdir(), "artifact-kit-conformance-")));
+  const root = join(parent, "tenant");
+  const neighbour = join(parent, "neighbour");
+  await mkdir(root);
+  await mkdir(neighbour);
   return {
     service: await Service.open({ ...bounds, root }),
     reopen: () => Service.open({ ...bounds, root }),
     openAnother: () => Service.open({ ...bounds, root }),
+    openNeighbour: () => Service.open({ ...bounds, root: neighbour }),
     corrupt: (meta: ArtifactMeta, offset: number) =>
       flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, offset),
-    cleanup: () => rm(root, { recursive: true, force: true }),
+    cleanup: () => rm(parent, { recursive: true, force: true }),
   };
 }
 

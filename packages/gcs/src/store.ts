@@ -7,6 +7,7 @@ import {
   notFound,
   resultLimitExceeded,
   type Scope,
+  type ScopePage,
   type VersionPage,
 } from "@artifact-kit/core";
 import {
@@ -19,6 +20,7 @@ import {
   type ParsedDelete,
   type ParsedGet,
   type ParsedListNames,
+  type ParsedListScopes,
   type ParsedListVersions,
   type ParsedPublication,
   type ParsedRequest,
@@ -47,6 +49,7 @@ import {
   readPublishedManifest,
 } from "./published.js";
 import { VersionPublisher } from "./publisher.js";
+import { liveScopePage, ScopeMarkers } from "./scopes.js";
 import { stagedUpload } from "./upload.js";
 
 /**
@@ -63,6 +66,7 @@ export class GcsStore implements AdapterHooks {
   readonly #latest: LatestLookup;
   readonly #keys: IdempotencyKeys;
   readonly #publisher: VersionPublisher;
+  readonly #scopes: ScopeMarkers;
 
   constructor(config: GcsConfig) {
     this.#config = config;
@@ -72,14 +76,16 @@ export class GcsStore implements AdapterHooks {
     this.#latest = new LatestLookup(this.#client, this.#layout, this.#allocator);
     this.#keys = new IdempotencyKeys(this.#client, this.#layout);
     this.#publisher = new VersionPublisher(this.#client, this.#layout, this.#allocator, this.#keys);
+    this.#scopes = new ScopeMarkers(this.#client, config.prefix);
   }
 
   /** One create-only object holding manifest and data: the publication point of a put. */
-  publish(
+  async publish(
     request: ParsedPublication,
     bytes: Uint8Array,
     digest: DataDigest,
   ): Promise<ArtifactMeta> {
+    await this.#scopes.record(request.scope, request.deadline);
     return this.#publisher.commit(request, digest, request.deadline, (manifest, name, deadline) => {
       const { body, headerBytes } = encodeArtifactObject(manifestJson(manifest), bytes);
       return this.#client.createOnly(
@@ -91,6 +97,7 @@ export class GcsStore implements AdapterHooks {
   }
 
   async beginUpload(request: ParsedUpload): Promise<UploadTarget> {
+    await this.#scopes.record(request.scope, request.deadline);
     return stagedUpload(this.#client, this.#layout, this.#publisher, request);
   }
 
@@ -203,6 +210,10 @@ export class GcsStore implements AdapterHooks {
       },
       (key) => this.#truncatedKeyName(request.scope, key, request.deadline),
     );
+  }
+
+  scopes(request: ParsedListScopes): Promise<ScopePage> {
+    return liveScopePage(this.#scopes, request, (names) => this.names(names));
   }
 
   async versions(request: ParsedListVersions): Promise<VersionPage> {

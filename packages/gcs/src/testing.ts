@@ -37,7 +37,8 @@ async function corruptObject(bucket: Bucket, prefix: string, meta: ArtifactMeta,
  * The conformance kit's subjects for the gcs adapter: each subject is a fresh prefix in the
  * bucket that `openBucket` opens; reopen and openAnother are a new service through a new
  * `openBucket()` (a new client, as another host would be; openAnother while the first stays
- * open); corrupt damages the published object in place.
+ * open); openNeighbour a service on a prefix nested in this one's own folders (the hardest
+ * neighbour to keep apart); corrupt damages the published object in place.
  */
 export function gcsSubjects(
   openBucket: () => Bucket,
@@ -49,6 +50,8 @@ export function gcsSubjects(
       service: open(),
       reopen: async () => open(),
       openAnother: async () => open(),
+      openNeighbour: async () =>
+        new GcsArtifactService({ bucket: openBucket(), prefix: `${prefix}/c` }),
       corrupt: (meta, offset) => corruptObject(openBucket(), prefix, meta, offset),
     };
   };

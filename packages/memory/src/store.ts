@@ -4,6 +4,8 @@ import {
   notFound,
   quotaExceeded,
   resultLimitExceeded,
+  type Scope,
+  type ScopePage,
   type VersionPage,
 } from "@artifact-kit/core";
 import {
@@ -15,11 +17,13 @@ import {
   type ParsedDelete,
   type ParsedGet,
   type ParsedListNames,
+  type ParsedListScopes,
   type ParsedListVersions,
   type ParsedPublication,
   type ParsedRequest,
   type ParsedUpload,
   pageAfter,
+  pageLiveScopes,
   replayIdempotentPut,
   type StoredArtifact,
   type StoredDownload,
@@ -47,6 +51,7 @@ interface NameState {
 }
 
 interface ScopeState {
+  readonly scope: Scope;
   /** Names with at least one live version, in UTF-8 byte order. */
   liveNames: SortedNames;
   names: Map<string, NameState>;
@@ -164,6 +169,15 @@ export class MemoryStore implements AdapterHooks {
     return { ...page, items: page.items.map((stored) => stored.meta) };
   }
 
+  scopes(request: ParsedListScopes): Promise<ScopePage> {
+    const live = [...this.#scopes.values()].filter((state) => state.artifacts > 0);
+    return pageLiveScopes(
+      live.map((state) => state.scope),
+      request,
+      () => true,
+    );
+  }
+
   legacyList(request: ParsedRequest): ArtifactMeta[] {
     const scopeState = this.#scopes.get(scopeKey(request.scope));
     if (!scopeState) return [];
@@ -203,7 +217,7 @@ export class MemoryStore implements AdapterHooks {
   /** Allocates the next version and makes it visible: the commit point of put and upload. */
   #publish(publication: ParsedPublication, data: Uint8Array, digest: DataDigest): ArtifactMeta {
     const key = scopeKey(publication.scope);
-    const target = this.#scopes.get(key) ?? this.#newScope(key);
+    const target = this.#scopes.get(key) ?? this.#newScope(key, publication.scope);
     let nameState = target.names.get(publication.name);
     if (!nameState) {
       nameState = { highWater: 0, versions: [], keys: new Map() };
@@ -270,8 +284,9 @@ export class MemoryStore implements AdapterHooks {
     }
   }
 
-  #newScope(key: string): ScopeState {
+  #newScope(key: string, scope: Scope): ScopeState {
     const state: ScopeState = {
+      scope,
       liveNames: new SortedNames(),
       names: new Map(),
       bytes: 0,

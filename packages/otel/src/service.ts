@@ -10,11 +10,13 @@ import {
   type GetOptions,
   hasTransfer,
   type ListNamesOptions,
+  type ListScopesOptions,
   type ListVersionsOptions,
   type NamePage,
   type PutOptions,
   type RequestOptions,
   type Scope,
+  type ScopePage,
   type UploadOptions,
   type UploadSink,
   type VersionPage,
@@ -137,6 +139,16 @@ class TracedArtifactService implements ArtifactService {
     );
   }
 
+  listScopes(options?: ListScopesOptions): Promise<ScopePage> {
+    return this.telemetry.traced(
+      "list_scopes",
+      // The level listed reads like a scope: its kind, and its app and user as the policy allows.
+      () => limited(targetAttributes(this.telemetry, listedLevel(options)), options),
+      () => this.inner.listScopes(options),
+      (page, op) => op.set(pageAttributes(page.items.length, page.nextCursor !== undefined)),
+    );
+  }
+
   listVersions(scope: Scope, name: string, options?: ListVersionsOptions): Promise<VersionPage> {
     return this.telemetry.traced(
       "list_versions",
@@ -209,4 +221,11 @@ class TracedTransferService extends TracedArtifactService implements ArtifactTra
       throw error;
     }
   }
+}
+
+/** The level a listScopes call lists, shaped as a scope for the attributes (read defensively). */
+function listedLevel(options: unknown): Record<string, unknown> {
+  const fields =
+    typeof options === "object" && options !== null ? (options as ListScopesOptions) : {};
+  return { kind: fields.kind ?? "app", app: fields.app, user: fields.user };
 }

@@ -283,6 +283,21 @@ CREATE INDEX effects_settled ON ${s}.effects (updated_at)
   WHERE phase NOT IN ('intended', 'applied');
 `;
 
+// Scope discovery (listScopes): the real scope behind each scope_key digest, written before
+// the scope's first publication and never removed; a scope is live while its scope_usage row
+// counts artifacts. Scopes written before this migration are listed once written again.
+const scopeIds = (s: string) => `
+CREATE TABLE ${s}.scopes (
+  scope_key text COLLATE "C" PRIMARY KEY,
+  app text COLLATE "C" NOT NULL,
+  user_id text COLLATE "C",
+  session text COLLATE "C",
+  CHECK (session IS NULL OR user_id IS NOT NULL)
+);
+-- Each level's listing walks this index in byte order (COLLATE "C", UTF8) from its cursor.
+CREATE INDEX scopes_ids ON ${s}.scopes (app, user_id, session);
+`;
+
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   {
     version: 1,
@@ -293,6 +308,11 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     version: 2,
     description: "effect journal: effects with their leases, for @artifact-kit/effects",
     sql: effectJournal,
+  },
+  {
+    version: 3,
+    description: "scope ids behind scope keys, for listScopes",
+    sql: scopeIds,
   },
 ]);
 

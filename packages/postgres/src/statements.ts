@@ -38,6 +38,13 @@ function texts(s: string) {
     `SELECT n.name FROM ${s}.names n WHERE n.scope_key = $1 AND n.live ${range}
       ORDER BY n.name LIMIT $2`;
   const bounds = "$10, $11, $12, $13, $14";
+  // The distinct ids of one level among live scopes ($1: the limit), in byte order.
+  const scopeIds = (column: string, where: string) =>
+    `SELECT DISTINCT s.${column} AS id FROM ${s}.scopes s
+      JOIN ${s}.scope_usage u ON u.scope_key = s.scope_key
+      WHERE u.artifacts > 0 AND ${where} ORDER BY id LIMIT $1`;
+  const users = "s.app = $2 AND s.user_id IS NOT NULL";
+  const sessions = "s.app = $2 AND s.user_id = $3 AND s.session IS NOT NULL";
   return {
     put: `SELECT ${published} FROM ${s}.put_artifact($1, $2, $3, $4, $5, $6, $7, $8, $9, ${bounds})`,
     publishUpload: `SELECT ${published}
@@ -58,6 +65,14 @@ function texts(s: string) {
     listNamesFrom: names("AND n.name >= $3"),
     listNamesFromBelow: names("AND n.name >= $3 AND n.name < $4"),
     listNamesAfterBelow: names("AND n.name > $3 AND n.name < $4"),
+    recordScope: `INSERT INTO ${s}.scopes (scope_key, app, user_id, session)
+      VALUES ($1, $2, $3, $4) ON CONFLICT (scope_key) DO NOTHING`,
+    listAppsFirst: scopeIds("app", "true"),
+    listAppsAfter: scopeIds("app", "s.app > $2"),
+    listUsersFirst: scopeIds("user_id", users),
+    listUsersAfter: scopeIds("user_id", `${users} AND s.user_id > $3`),
+    listSessionsFirst: scopeIds("session", sessions),
+    listSessionsAfter: scopeIds("session", `${sessions} AND s.session > $4`),
     listVersions: `SELECT ${VERSION_COLUMNS} ${version} AND v.version > $3
       ORDER BY v.version LIMIT $4`,
     list: `SELECT n.name, ${VERSION_COLUMNS} FROM ${s}.names n JOIN ${s}.versions v

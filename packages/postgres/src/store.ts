@@ -5,6 +5,7 @@ import {
   type NamePage,
   notFound,
   resultLimitExceeded,
+  type ScopePage,
   unavailable,
   type VersionPage,
 } from "@artifact-kit/core";
@@ -33,6 +34,7 @@ import {
   type VersionRow,
   verifiedData,
 } from "./rows.js";
+import { ScopeRows } from "./scopes.js";
 import { namePageQuery, type Statements, statements } from "./statements.js";
 import { StagedUpload } from "./upload.js";
 
@@ -49,11 +51,13 @@ export class PostgresStore implements AdapterHooks {
   readonly #database: Database;
   readonly #sql: Statements;
   readonly #failure: Failure;
+  readonly #scopes: ScopeRows;
 
   constructor(config: PostgresConfig) {
     this.#config = config;
     this.#database = new Database(config.pool);
     this.#sql = statements(quoteSchema(config.schema));
+    this.#scopes = new ScopeRows(this.#database, this.#sql);
     this.#failure = publicationFailure(config);
   }
 
@@ -62,6 +66,7 @@ export class PostgresStore implements AdapterHooks {
     bytes: Uint8Array,
     digest: DataDigest,
   ): Promise<ArtifactMeta> {
+    await this.#scopes.record(request.scope, request.deadline, "put");
     // The deadline is checked right before the statement is sent, and by the server at commit.
     const rows = await this.#database.query<PublishedRow>(
       request.deadline,
@@ -82,6 +87,7 @@ export class PostgresStore implements AdapterHooks {
   }
 
   async beginUpload(request: Adapter.ParsedUpload): Promise<Adapter.UploadTarget> {
+    await this.#scopes.record(request.scope, request.deadline, "upload");
     const [opened] = await this.#database.query<{ content_id: unknown }>(
       request.deadline,
       "openUpload",
@@ -191,6 +197,10 @@ export class PostgresStore implements AdapterHooks {
     return rows.length > request.limit && last !== undefined
       ? { scope: request.scope, items, nextCursor: last }
       : { scope: request.scope, items };
+  }
+
+  scopes(request: Adapter.ParsedListScopes): Promise<ScopePage> {
+    return this.#scopes.page(request);
   }
 
   async versions(request: Adapter.ParsedListVersions): Promise<VersionPage> {

@@ -28,8 +28,8 @@ const SMALL_POSTGRES_BOUNDS: Readonly<PostgresArtifactServiceBounds> = Object.fr
 /**
  * Subjects over pools from `newPool`: each subject is a schema of its own; reopen is a new
  * pool on the same schema (as another host would be, the previous pool ended); openAnother a
- * new pool on it while the first stays open; corrupt flips
- * a stored byte with SQL.
+ * new pool on it while the first stays open; openNeighbour a service on another schema of the
+ * same database (another tenant); corrupt flips a stored byte with SQL.
  */
 export function postgresSubjects(
   newPool: () => Pool,
@@ -37,6 +37,7 @@ export function postgresSubjects(
 ): PostgresSubjects {
   const subject = (bounds: PostgresArtifactServiceBounds) => async (): Promise<ServiceSubject> => {
     const schema = `ak_test_${randomUUID().replaceAll("-", "")}`;
+    const neighbour = `${schema}_neighbour`;
     let pool = newPool();
     const service = await PostgresArtifactService.open({ pool, schema, migrate: true, ...bounds });
     // Pools of the instances openAnother opened: the kit closes those services, not the pools.
@@ -53,9 +54,15 @@ export function postgresSubjects(
         otherPools.push(other);
         return PostgresArtifactService.open({ pool: other, schema, ...bounds });
       },
+      openNeighbour: async () => {
+        const other = newPool();
+        otherPools.push(other);
+        return PostgresArtifactService.open({ pool: other, schema: neighbour, migrate: true });
+      },
       corrupt: (meta, offset) => flipStoredByte(pool, schema, meta, offset),
       cleanup: async () => {
         await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await pool.query(`DROP SCHEMA IF EXISTS "${neighbour}" CASCADE`);
         await Promise.all([pool, ...otherPools].map((each) => each.end()));
       },
     };

@@ -5,6 +5,7 @@ import {
   type NamePage,
   notFound,
   resultLimitExceeded,
+  type ScopePage,
   type VersionPage,
 } from "@artifact-kit/core";
 import {
@@ -16,6 +17,7 @@ import {
   type ParsedDelete,
   type ParsedGet,
   type ParsedListNames,
+  type ParsedListScopes,
   type ParsedListVersions,
   type ParsedPublication,
   type ParsedRequest,
@@ -35,6 +37,7 @@ import { probeConditionalWrites } from "./probe.js";
 import { Publisher } from "./publisher.js";
 import { PublishedReader } from "./reader.js";
 import { type RepairOptions, type RepairReport, repairPrefix } from "./repair.js";
+import { liveScopePage, ScopeMarkers } from "./scopes.js";
 import { StagedUpload } from "./upload.js";
 
 /**
@@ -49,6 +52,7 @@ export class S3Backend implements AdapterHooks {
   readonly #publisher: Publisher;
   readonly #reader: PublishedReader;
   readonly #remover: VersionRemover;
+  readonly #scopes: ScopeMarkers;
 
   constructor(config: S3Config) {
     this.#config = config;
@@ -60,6 +64,7 @@ export class S3Backend implements AdapterHooks {
     const latest = new LatestLookup(this.#client, this.#layout, this.#allocator);
     this.#reader = new PublishedReader(this.#client, this.#layout, latest);
     this.#remover = new VersionRemover(this.#client, this.#layout, latest);
+    this.#scopes = new ScopeMarkers(this.#client, prefix);
   }
 
   /** See `S3ArtifactService.open`. */
@@ -71,11 +76,12 @@ export class S3Backend implements AdapterHooks {
     return repairPrefix(this.#client, this.#layout, options);
   }
 
-  publish(
+  async publish(
     request: ParsedPublication,
     bytes: Uint8Array,
     digest: DataDigest,
   ): Promise<ArtifactMeta> {
+    await this.#scopes.record(request.scope, request.deadline);
     return this.#publisher.publish(request, digest, (manifest, objectKey) =>
       this.#client.createOnly(
         request.deadline,
@@ -91,6 +97,7 @@ export class S3Backend implements AdapterHooks {
    * finish the version is allocated and published create-only (see StagedUpload).
    */
   async beginUpload(request: ParsedUpload): Promise<UploadTarget> {
+    await this.#scopes.record(request.scope, request.deadline);
     const staged = new StagedUpload(
       this.#client,
       this.#layout,
@@ -174,6 +181,10 @@ export class S3Backend implements AdapterHooks {
       },
       (key) => this.#reader.truncatedKeyName(request.scope, key, request.deadline),
     );
+  }
+
+  scopes(request: ParsedListScopes): Promise<ScopePage> {
+    return liveScopePage(this.#scopes, request, (names) => this.names(names));
   }
 
   async versions(request: ParsedListVersions): Promise<VersionPage> {

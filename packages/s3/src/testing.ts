@@ -39,7 +39,9 @@ async function corruptObject(
 /**
  * The conformance kit's subjects for the s3 adapter: each subject is a fresh prefix in the
  * bucket `bucket()` names; reopen and openAnother are a new service with a new client (as
- * another host would be; openAnother while the first stays open); corrupt damages the published object in place.
+ * another host would be; openAnother while the first stays open); openNeighbour a service on
+ * a prefix nested in this one's own folders (the hardest neighbour to keep apart); corrupt
+ * damages the published object in place.
  */
 export function s3Subjects(
   newClient: () => S3Client,
@@ -53,6 +55,8 @@ export function s3Subjects(
       service: open(),
       reopen: async () => open(),
       openAnother: async () => open(),
+      openNeighbour: async () =>
+        new S3ArtifactService({ client: newClient(), bucket: bucket(), prefix: `${prefix}/c` }),
       corrupt: (meta, offset) => corruptObject(newClient(), bucket(), prefix, meta, offset),
     };
   };

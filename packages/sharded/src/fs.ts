@@ -4,6 +4,7 @@ import { isAbsolute, join } from "node:path";
 import { type Capabilities, invalidArgument, validateOptionKeys } from "@artifact-kit/core";
 import { FS_DEFAULTS, FsArtifactService, type FsArtifactServiceOptions } from "@artifact-kit/fs";
 import { type ShardFactory, shardRoot } from "./shard.js";
+import { ShardLabels } from "./shard-labels.js";
 
 /** The fs adapter's options for every worker; each worker's `root` is derived, never given. */
 export type FsShardOptions = Omit<FsArtifactServiceOptions, "root">;
@@ -19,13 +20,20 @@ export async function fsShards(root: string, options: FsShardOptions = {}): Prom
   // Checked here, not only by the adapter: `root` is derived per shard, so it is unknown.
   validateOptionKeys(options, Object.keys(FS_DEFAULTS), "fs");
   const capabilities = await fsCapabilities(options);
+  const labels = new ShardLabels(root, {
+    fileMode: options.fileMode ?? FS_DEFAULTS.fileMode,
+    dirMode: options.dirMode ?? FS_DEFAULTS.dirMode,
+  });
   return {
     capabilities,
     open: async (shard) => {
       const dir = shardRoot(root, shard);
       await mkdir(dir, { recursive: true, mode: options.dirMode ?? 0o700 });
+      // Before the worker can take a put: a shard with data always has its label.
+      await labels.record(shard);
       return FsArtifactService.open({ ...options, root: dir });
     },
+    scopes: () => labels.scopes(),
   };
 }
 

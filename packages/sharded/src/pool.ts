@@ -5,6 +5,7 @@ import {
   asArtifactError,
   closedError,
   type Deadline,
+  type Scope,
 } from "@artifact-kit/core";
 import PQueue from "p-queue";
 import { maxActiveScopesReached, overloaded } from "./errors.js";
@@ -32,6 +33,8 @@ export class WorkerPool implements LeaseOwner {
   readonly #config: RouterConfig;
   readonly #reclaims: boolean;
   readonly #workers = new Map<string, Worker>();
+  /** The scope of every exact-scope worker opened since the pool started, by route key. */
+  readonly #openedScopes = new Map<string, Scope>();
   /** Workers being opened, so that concurrent cold routes to one scope open it once. */
   readonly #opening = new Map<string, Promise<void>>();
   readonly #queue: PQueue;
@@ -91,6 +94,11 @@ export class WorkerPool implements LeaseOwner {
       this.#failures += 1;
     }
     worker.retire();
+  }
+
+  /** Every scope a worker was opened for since the pool started (see ShardFactory.scopes). */
+  openedScopes(): Scope[] {
+    return [...this.#openedScopes.values()];
   }
 
   status(): PoolStatus {
@@ -210,6 +218,7 @@ export class WorkerPool implements LeaseOwner {
       throw fault;
     }
     this.#workers.set(key, new Worker(key, service, Date.now()));
+    if (shard.scope) this.#openedScopes.set(key, shard.scope);
   }
 
   /** The router validated the call against the declared capabilities: a worker must match. */

@@ -36,6 +36,13 @@ function publicMethodsPort(service: ArtifactService): ServicePort {
         ...remaining(r.deadline),
       }),
     list: (r) => service.list(r.scope, remaining(r.deadline)),
+    listScopes: (r) =>
+      service.listScopes({
+        ...r.level,
+        limit: r.limit,
+        ...(r.cursor === undefined ? {} : { cursor: r.cursor }),
+        ...remaining(r.deadline),
+      }),
     openUpload: (r) =>
       workerTransfer(service, "streamingUpload").openUpload(r.scope, r.name, {
         ...contentOptions(r),

@@ -5,6 +5,7 @@ import {
   type ArtifactTransfer,
   type Capabilities,
   closedError,
+  type Deadline,
   type DeleteSelector,
   type DownloadOptions,
   type DownloadSource,
@@ -12,21 +13,25 @@ import {
   type GetOptions,
   invalidArgument,
   type ListNamesOptions,
+  type ListScopesOptions,
   type ListVersionsOptions,
   type NamePage,
   type PutOptions,
   type RequestOptions,
   type Scope,
+  type ScopePage,
   type UploadOptions,
   type UploadSink,
   type VersionPage,
 } from "@artifact-kit/core";
 import {
   type ParsedRequest,
+  pageScopesWithNames,
   parseDelete,
   parseDownload,
   parseGet,
   parseListNames,
+  parseListScopes,
   parseListVersions,
   parsePut,
   parseScopeRequest,
@@ -44,7 +49,7 @@ import {
   type ShardedArtifactServiceOptions,
 } from "./options.js";
 import { type PoolStatus, WorkerPool } from "./pool.js";
-import { routeKey, type ShardFactory, shardOf } from "./shard.js";
+import { routeKey, SHARED_SHARD, type Shard, type ShardFactory, shardOf } from "./shard.js";
 import { requireDeclared } from "./transfer.js";
 
 export interface RouterStatus extends PoolStatus {
@@ -69,6 +74,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   readonly #capabilities: Capabilities;
   readonly #reclamation: boolean;
   readonly #pool: WorkerPool;
+  readonly #factory: ShardFactory;
   readonly #transfers: OpenTransfers;
   #closed = false;
 
@@ -78,6 +84,7 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     this.#reclamation =
       this.#config.strategy === "exact_scope" && declared.durability === "durable";
     this.#capabilities = routerCapabilities(declared, this.#config, this.#reclamation);
+    this.#factory = factory;
     this.#pool = new WorkerPool(factory, this.#config, this.#reclamation);
     this.#transfers = new OpenTransfers(this.#config.transferIdleTimeoutMs);
   }
@@ -159,6 +166,27 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     return this.#route(r, "list", (port) => port.list(r));
   }
 
+  /**
+   * Shared: the one worker's own listing. Exact scope: the live ones among every scope a
+   * worker was opened for (the factory's `scopes()`, or those opened since the router
+   * started), each asked for its first name through its own worker.
+   */
+  async listScopes(options?: ListScopesOptions): Promise<ScopePage> {
+    this.#ensureOpen();
+    const r = parseListScopes(options, this.#capabilities.pagination.maxPageLimit);
+    if (this.#config.strategy === "shared") {
+      return this.#run(
+        this.#leaseShard(SHARED_SHARD.id, SHARED_SHARD, r.deadline),
+        "listScopes",
+        (port) => port.listScopes(r),
+      );
+    }
+    const known = this.#factory.scopes ? await this.#factory.scopes() : this.#pool.openedScopes();
+    return pageScopesWithNames(known, r, (names) =>
+      this.#route(names, "listNames", (port) => port.listNames(names)),
+    );
+  }
+
   /** The worker's own upload; its worker stays in use until it is published, fails or is aborted. */
   async openUpload(scope: Scope, name: string, options?: UploadOptions): Promise<UploadSink> {
     this.#ensureOpen();
@@ -208,12 +236,19 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   }
 
   /** Runs `call` on the request's worker, which is in use (not reclaimable) until it settles. */
-  async #route<T>(
+  #route<T>(
     request: ParsedRequest,
     operation: string,
     call: (port: ServicePort) => Promise<T>,
   ): Promise<T> {
-    const leasing = this.#lease(request);
+    return this.#run(this.#lease(request), operation, call);
+  }
+
+  async #run<T>(
+    leasing: WorkerLease | Promise<WorkerLease>,
+    operation: string,
+    call: (port: ServicePort) => Promise<T>,
+  ): Promise<T> {
     const lease = leasing instanceof WorkerLease ? leasing : await leasing;
     try {
       return await lease.run(operation, call);
@@ -258,11 +293,17 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
     if (!this.#capabilities.scopes.includes(scope.kind)) {
       throw invalidArgument("scope.kind", `the adapter does not serve ${scope.kind} scopes`);
     }
-    const key = routeKey(this.#config.strategy, scope);
-    return (
-      this.#pool.leaseHot(key) ??
-      this.#pool.leaseCold(key, () => shardOf(this.#config.strategy, scope), deadline)
-    );
+    const { strategy } = this.#config;
+    return this.#leaseShard(routeKey(strategy, scope), () => shardOf(strategy, scope), deadline);
+  }
+
+  #leaseShard(
+    key: string,
+    shard: Shard | (() => Shard),
+    deadline: Deadline,
+  ): WorkerLease | Promise<WorkerLease> {
+    const shardFor = typeof shard === "function" ? shard : () => shard;
+    return this.#pool.leaseHot(key) ?? this.#pool.leaseCold(key, shardFor, deadline);
   }
 }
 

@@ -26,9 +26,17 @@ export interface Shard {
 export interface ShardFactory {
   readonly capabilities: Capabilities;
   open(shard: Shard): ArtifactService | Promise<ArtifactService>;
+  /**
+   * Every scope an exact-scope worker has been opened for, in this process or before it,
+   * emptied ones included: what the router's listScopes asks about. A durable factory needs
+   * it; without it the router knows only the scopes it opened itself since it started, which
+   * for volatile workers (never reclaimed) is every scope there is.
+   */
+  scopes?(): Promise<readonly Scope[]>;
 }
 
-const SHARED_SHARD: Shard = Object.freeze({ scope: undefined, id: "shared" });
+/** The one worker of the `shared` strategy. */
+export const SHARED_SHARD: Shard = Object.freeze({ scope: undefined, id: "shared" });
 
 /** The key the router tracks the worker for `scope` by (cheap: it runs on every call). */
 export function routeKey(strategy: RoutingStrategy, scope: Scope): string {

@@ -70,14 +70,20 @@ const durable = (root: string, fs?: FsShardOptions): Promise<ArtifactService> =>
 
 const durableSubject = (fs?: FsShardOptions) => async () => {
   const root = await tempRoot();
+  const neighbour = await tempRoot();
   return {
     service: await durable(root, fs),
     reopen: () => durable(root, fs),
     // Another router on the same root, as another process would open it.
     openAnother: () => durable(root, fs),
+    // A router on another root of the same disk: another tenant.
+    openNeighbour: () => durable(neighbour, fs),
     corrupt: (meta: ArtifactMeta, offset: number) => corruptShardData(root, meta, offset),
     // Each subject's root goes as soon as the kit is done with it, not all at the end.
-    cleanup: () => removeRoot(root),
+    cleanup: async () => {
+      await removeRoot(root);
+      await removeRoot(neighbour);
+    },
   };
 };
 

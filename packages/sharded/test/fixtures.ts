@@ -33,6 +33,7 @@ type Operation =
   | "listNames"
   | "listVersions"
   | "list"
+  | "listScopes"
   | "openUpload"
   | "openDownload";
 
@@ -82,6 +83,8 @@ class ScriptedService implements ArtifactService {
   listVersions: ArtifactService["listVersions"] = async (...args) =>
     (await this.enter("listVersions", args)).listVersions(...args);
   list: ArtifactService["list"] = async (...args) => (await this.enter("list", args)).list(...args);
+  listScopes: ArtifactService["listScopes"] = async (...args) =>
+    (await this.enter("listScopes", args)).listScopes(...args);
 
   async close(): Promise<void> {
     this.closed = true;

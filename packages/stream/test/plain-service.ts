@@ -21,6 +21,7 @@ export function withoutNativeTransfer(service: ArtifactService): ArtifactService
     listNames: (...args) => service.listNames(...args),
     listVersions: (...args) => service.listVersions(...args),
     list: (...args) => service.list(...args),
+    listScopes: (...args) => service.listScopes(...args),
     close: () => service.close(),
   };
 }

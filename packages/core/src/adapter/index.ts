@@ -12,6 +12,13 @@ export * from "../name-key.js";
 export * from "../order.js";
 export * from "../request.js";
 export { sameScope, scopeDigest, scopeKey, sha256Hex } from "../scope.js";
+export {
+  idAtLevel,
+  pageLiveScopes,
+  pageScopesWithNames,
+  scopeAtLevel,
+  scopePageOf,
+} from "../scope-listing.js";
 export { allSettledOrFirstFailure } from "../settle.js";
 export * from "../stored-manifest.js";
 export * from "../transfer/blocks.js";

@@ -11,12 +11,14 @@ import {
   type ParsedDelete,
   type ParsedGet,
   type ParsedListNames,
+  type ParsedListScopes,
   type ParsedListVersions,
   type ParsedPut,
   type ParsedRequest,
   parseDelete,
   parseGet,
   parseListNames,
+  parseListScopes,
   parseListVersions,
   parsePut,
   parseScopeRequest,
@@ -46,11 +48,13 @@ import type {
   DeleteSelector,
   GetOptions,
   ListNamesOptions,
+  ListScopesOptions,
   ListVersionsOptions,
   NamePage,
   PutOptions,
   RequestOptions,
   Scope,
+  ScopePage,
   VersionPage,
 } from "../types.js";
 
@@ -108,6 +112,12 @@ export interface AdapterHooks {
   remove(request: ParsedDelete): void | Promise<void>;
   names(request: ParsedListNames): NamePage | Promise<NamePage>;
   versions(request: ParsedListVersions): VersionPage | Promise<VersionPage>;
+  /**
+   * One page of the level's scopes that hold a live version (exactly: none emptied by
+   * delete), after the exclusive cursor, in UTF-8 order of their ids, only from this
+   * adapter's own prefix, schema or root; `pageLiveScopes` builds it from the stored scopes.
+   */
+  scopes(request: ParsedListScopes): ScopePage | Promise<ScopePage>;
   /** Every live version of the scope, or result_limit_exceeded past legacyListLimit. */
   legacyList(request: ParsedRequest): ArtifactMeta[] | Promise<ArtifactMeta[]>;
   /** Releases the backend; called once, by the first `close()`. */
@@ -129,6 +139,7 @@ export interface ServicePort {
   listNames(request: ParsedListNames): Promise<NamePage>;
   listVersions(request: ParsedListVersions): Promise<VersionPage>;
   list(request: ParsedRequest): Promise<ArtifactMeta[]>;
+  listScopes(request: ParsedListScopes): Promise<ScopePage>;
 }
 
 const ports = new WeakMap<ArtifactService, ServicePort>();
@@ -224,6 +235,11 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
     return this.#call("list", () => parseScopeRequest(scope, options), this.#legacyList);
   }
 
+  listScopes(options?: ListScopesOptions): Promise<ScopePage> {
+    const maxPageLimit = this.#maxPageLimit;
+    return this.#call("listScopes", () => parseListScopes(options, maxPageLimit), this.#scopes);
+  }
+
   /** Closes once: later calls wait for the same close. */
   close(): Promise<void> {
     this.#closing ??= this.#hooks.closeBackend();
@@ -249,6 +265,8 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
       listVersions: (request: ParsedListVersions) =>
         this.#call("listVersions", parsed(request), this.#versions),
       list: (request: ParsedRequest) => this.#call("list", parsed(request), this.#legacyList),
+      listScopes: (request: ParsedListScopes) =>
+        this.#call("listScopes", parsed(request), this.#scopes),
     });
   }
 
@@ -262,7 +280,7 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
    * answers synchronously when its hook does, so a backend that needs no I/O (memory) costs
    * one promise per call, like a hand-written adapter.
    */
-  async #call<R extends ParsedRequest, T>(
+  async #call<R extends Pick<ParsedRequest, "deadline">, T>(
     operation: string,
     parse: () => R,
     work: (request: R) => T | PromiseLike<T>,
@@ -341,6 +359,7 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
   readonly #names = (request: ParsedListNames) => this.#hooks.names(request);
   readonly #versions = (request: ParsedListVersions) => this.#hooks.versions(request);
   readonly #legacyList = (request: ParsedRequest) => this.#hooks.legacyList(request);
+  readonly #scopes = (request: ParsedListScopes) => this.#hooks.scopes(request);
 }
 
 /** `next(value)`, without a promise when the hook answered synchronously. */

@@ -34,6 +34,8 @@ export type Need =
   | "another"
   /** the subject's `faults` (a fault armed at its next backend request) */
   | "faults"
+  /** the subject's `openNeighbour` (a service under another prefix on the same backend) */
+  | "neighbour"
   /** a transfer part declared in capabilities().transfer */
   | keyof TransferCapabilities;
 
@@ -186,6 +188,9 @@ async function runLaw(
   }
   if (law.needs.includes("another") && !subject.openAnother) {
     return skip("the subject gives no openAnother: no second instance on the same storage");
+  }
+  if (law.needs.includes("neighbour") && !subject.openNeighbour) {
+    return skip("the subject gives no openNeighbour: no other prefix on the same backend");
   }
   if (law.needs.includes("faults") && !subject.faults) {
     return skip("the subject gives no faults hook to fail its backend requests");

@@ -15,6 +15,8 @@ import { quotaLaws } from "./checks/quotas.js";
 import { raceLaws } from "./checks/races.js";
 import { retryLaws } from "./checks/retries.js";
 import { scaleLaws } from "./checks/scale.js";
+import { scopeListingLaws } from "./checks/scope-listing.js";
+import { scopeListingScaleLaws, scopeListingSharedLaws } from "./checks/scope-listing-shared.js";
 import { scopeLaws } from "./checks/scopes.js";
 import { stateLaws } from "./checks/state.js";
 import { downloadLaws } from "./checks/transfer-download.js";
@@ -35,6 +37,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...scopeLaws,
   ...cursorLaws,
   ...prefixLaws,
+  ...scopeListingLaws,
   ...validationLaws,
   ...valueLaws,
   ...basicLaws,
@@ -45,9 +48,11 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...deadlineLaws,
   ...raceLaws,
   ...handleLaws,
+  ...scopeListingSharedLaws,
   ...linearizabilityLaws,
   ...faultLaws,
   ...scaleLaws,
+  ...scopeListingScaleLaws,
   ...modelLaws,
 ]);
 

@@ -26,6 +26,13 @@ export interface ServiceSubject {
    */
   openAnother?: () => Promise<ArtifactService>;
   /**
+   * Adapters with a key prefix, schema, root or namespace: a service of the same adapter on the
+   * same backend (bucket, database, parent directory) under another one, as a second tenant
+   * would configure it, starting empty. The kit closes it; `cleanup` removes its storage too.
+   * The isolation law of listScopes uses it.
+   */
+  openNeighbour?: () => Promise<ArtifactService>;
+  /**
    * Network adapters: arms a fault at the service's next backend request (through any of
    * its handles), e.g. through a proxy between the client and the server. The fault laws
    * then interleave faults with operations (see ./faults/injection.ts).

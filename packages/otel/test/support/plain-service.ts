@@ -14,6 +14,7 @@ export function contractOnly(inner: ArtifactService): ArtifactService {
     listNames: (...args) => inner.listNames(...args),
     listVersions: (...args) => inner.listVersions(...args),
     list: (...args) => inner.list(...args),
+    listScopes: (...args) => inner.listScopes(...args),
     close: () => inner.close(),
   };
 }
