@@ -42,11 +42,6 @@ export function withCheckedListings(service: ArtifactService): ArtifactService {
         service.capabilities().pagination.maxPageLimit,
       ),
   };
-  // Scope discovery passes through as it is (api/scopes.ts checks its pages).
-  const lister = (service as { listScopes?: unknown }).listScopes;
-  if (typeof lister === "function") {
-    Object.assign(checked, { listScopes: lister.bind(service) });
-  }
   if (!hasTransfer(service)) return checked;
   const transfer: ArtifactTransfer = {
     openUpload: (scope, name, options) => service.openUpload(scope, name, options),

@@ -28,9 +28,6 @@ export function Versions(props: { scope: Scope; name: string; onDeleted: () => v
   const [compare, setCompare] = useState<number | undefined>();
   const { items, hasMore, loading, loadMore } = paged;
   useEffect(() => {
-    if (items.length === 0 && hasMore && !loading) loadMore();
-  }, [items.length, hasMore, loading, loadMore]);
-  useEffect(() => {
     setChosen(undefined);
     setCompare(undefined);
   }, [scope, name]);

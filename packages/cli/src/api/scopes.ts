@@ -1,11 +1,4 @@
-import {
-  type ArtifactService,
-  compareUtf8,
-  invalidServiceReply,
-  type Scope,
-  unsupportedTransfer,
-  validateScope,
-} from "@artifact-kit/core";
+import { compareUtf8, type Scope, type ScopePage } from "@artifact-kit/core";
 import {
   defined,
   type HandlerContext,
@@ -17,31 +10,8 @@ import type { ScopesRoute } from "./route.js";
 import { boundListing } from "./scope-bound.js";
 
 // GET /v1/scopes: the scopes that hold artifacts, one level at a time, through the store's
-// listScopes. A level the bound fixes is answered with the bound's own scope; each scope
-// listed is shown only when the resource provider allows it.
-
-interface ScopePageReply {
-  items: readonly Scope[];
-  nextCursor?: string;
-}
-
-type ScopeLister = (options: {
-  kind: Scope["kind"];
-  app?: string;
-  user?: string;
-  limit?: number;
-  cursor?: string;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}) => Promise<ScopePageReply>;
-
-function listerOf(service: ArtifactService): ScopeLister {
-  const candidate = service as ArtifactService & { listScopes?: ScopeLister };
-  if (typeof candidate.listScopes !== "function") {
-    throw unsupportedTransfer("this store cannot list its scopes");
-  }
-  return candidate.listScopes.bind(service);
-}
+// listScopes (its pages checked by pages.ts). A level the bound fixes is answered with the
+// bound's own scope; each scope listed is shown only when the resource provider allows it.
 
 export async function listScopes(
   context: HandlerContext,
@@ -50,18 +20,14 @@ export async function listScopes(
 ): Promise<unknown> {
   const { kind, app, user, limit, cursor } = route;
   const listing = boundListing(context.bound, { kind, ...defined({ app, user }) });
-  let page: ScopePageReply;
+  let page: ScopePage;
   if (listing === "open") {
-    const list = listerOf(context.service);
-    page = await refuseForeignReplies(async () =>
-      checkScopePage(
-        await list({
-          kind,
-          ...defined({ app, user, limit, cursor }),
-          ...deadline.toRequestOptions(),
-        }),
-        route,
-      ),
+    page = await refuseForeignReplies(() =>
+      context.service.listScopes({
+        kind,
+        ...defined({ app, user, limit, cursor }),
+        ...deadline.toRequestOptions(),
+      }),
     );
   } else {
     const id = lastId(listing.fixed);
@@ -76,17 +42,4 @@ export async function listScopes(
 
 function lastId(scope: Scope): string {
   return scope.kind === "app" ? scope.app : scope.kind === "user" ? scope.user : scope.session;
-}
-
-/** Scopes of the kind and parent asked for, or the reply is refused (never shown as ours). */
-function checkScopePage(reply: ScopePageReply, route: ScopesRoute): ScopePageReply {
-  for (const item of reply.items) {
-    const scope = validateScope(item);
-    const sameParent =
-      scope.kind === route.kind &&
-      (route.kind === "app" || scope.app === route.app) &&
-      (scope.kind !== "session" || scope.user === route.user);
-    if (!sameParent) throw invalidServiceReply("listScopes answered another level or parent");
-  }
-  return reply;
 }
