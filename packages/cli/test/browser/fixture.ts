@@ -1,6 +1,7 @@
 import { crc32, deflateSync } from "node:zlib";
 import type { ArtifactService, Scope } from "@artifact-kit/core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { visible } from "../../console/src/display.js";
 import { type DeveloperApi, startDeveloperApi } from "../../src/index.js";
 import { launchChromium, signIn } from "../support/browser.js";
 
@@ -34,13 +35,14 @@ export async function startConsole(service: ArtifactService): Promise<ConsoleFix
   };
 }
 
-/** From the apps down to `scope`, choosing each level in its list (paging as needed). */
+/** From the apps down to `scope`, choosing each level in its list (paging as needed), by the
+ * ids as the console shows them. */
 export async function openScope(page: Page, scope: Scope): Promise<void> {
-  await chooseOption(page, "apps", scope.app);
+  await chooseOption(page, "apps", visible(scope.app));
   if (scope.kind === "app") return;
-  await chooseOption(page, "users", scope.user);
+  await chooseOption(page, "users", visible(scope.user));
   if (scope.kind === "user") return;
-  await chooseOption(page, "sessions", scope.session);
+  await chooseOption(page, "sessions", visible(scope.session));
 }
 
 /**
