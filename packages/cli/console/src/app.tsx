@@ -74,7 +74,12 @@ function Console(props: { onSignOut: () => void; bound: Scope | undefined }) {
       </nav>
       <div class="columns">
         <div class="column">
-          <ScopeBrowser parent={scope} chosen={undefined} onChoose={choose} />
+          {/* A session has no children: its column lists its sibling sessions instead. */}
+          <ScopeBrowser
+            parent={scope?.kind === "session" ? lineOf(scope)[1] : scope}
+            chosen={scope}
+            onChoose={choose}
+          />
         </div>
         {scope === undefined ? null : (
           <div class="column">
