@@ -9,7 +9,7 @@ import {
 } from "@artifact-kit/core";
 import { openDownload, openUpload } from "@artifact-kit/stream";
 import { refuseDeclaredLength } from "./body.js";
-import { authorize, type HandlerContext, type RequestBudget } from "./handlers.js";
+import { authorize, type HandlerContext, publicVersion, type RequestBudget } from "./handlers.js";
 import { parseRange } from "./range.js";
 import type { Disposition, ScopeRoute } from "./route.js";
 
@@ -130,9 +130,7 @@ async function runUpload(
     // An aborted request errors the body, which aborts the upload: nothing is published.
     await request.body.pipeTo(upload).catch(() => undefined);
   }
-  const meta = await upload.meta;
-  const { version, mimeType, size, sha256, createdAt } = meta;
-  return { scope, name, version, mimeType, size, sha256, createdAt };
+  return { scope, name, ...publicVersion(await upload.meta) };
 }
 
 /** `x-artifact-metadata`: percent-encoded JSON of an object (headers carry Latin-1 only). */

@@ -26,7 +26,7 @@ export const CONSOLE_CSP = [
   "media-src 'self' blob:",
   "connect-src 'self'",
   "frame-src 'self'",
-  "object-src 'self'",
+  "object-src 'none'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",

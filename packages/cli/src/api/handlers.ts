@@ -36,7 +36,7 @@ export interface RequestBudget {
 }
 
 /** A version as a listing shows it: never bytes, never the user's custom metadata. */
-function publicVersion(meta: ArtifactMeta) {
+export function publicVersion(meta: ArtifactMeta) {
   const { version, mimeType, size, sha256, createdAt } = meta;
   return { version, mimeType, size, sha256, createdAt };
 }

@@ -1,6 +1,7 @@
 import {
   ArtifactError,
   invalidArgument,
+  isArtifactError,
   MAX_SCOPE_ID_BYTES,
   notFound,
   type Scope,
@@ -76,15 +77,18 @@ export function parseRoute(method: string, url: string): ApiRoute {
 
 /** `apps/A[/users/U[/sessions/S]]`, ids percent-encoded: the form `serve --scope` takes. */
 export function parseScopePath(text: string): Scope {
+  const usage = () => invalidArgument("scope", "must be apps/APP[/users/USER[/sessions/SESSION]]");
   const segments = splitPath(text.startsWith("/") ? text : `/${text}`);
-  if (segments.shift() !== "apps") {
-    throw invalidArgument("scope", "must be apps/APP[/users/USER[/sessions/SESSION]]");
+  if (segments.shift() !== "apps") throw usage();
+  let parsed: { scope: Scope; rest: readonly string[] };
+  try {
+    parsed = scopeOfSegments(segments);
+  } catch (error) {
+    // A missing id is no route for a request, but for a flag it is a malformed scope.
+    throw isArtifactError(error, "not_found") ? usage() : error;
   }
-  const { scope, rest } = scopeOfSegments(segments);
-  if (rest.length > 0) {
-    throw invalidArgument("scope", "must be apps/APP[/users/USER[/sessions/SESSION]]");
-  }
-  return scope;
+  if (parsed.rest.length > 0) throw usage();
+  return parsed.scope;
 }
 
 function splitPath(path: string): string[] {
