@@ -224,17 +224,12 @@ export function parseScopeLevel(opts: Record<string, unknown>): ScopeLevel {
   if (kind !== "app" && kind !== "user" && kind !== "session") {
     throw invalidArgument("kind", 'must be "app", "user" or "session"');
   }
-  if (kind === "app") {
-    if (opts.app !== undefined)
-      throw invalidArgument("app", 'is only for kind "user" or "session"');
-  } else if (opts.app === undefined) {
-    throw invalidArgument("app", `is required to list ${kind} scopes`);
+  // A missing app or user fails its id check below, naming the field ("must be a string").
+  if (kind === "app" && opts.app !== undefined) {
+    throw invalidArgument("app", 'is only for kind "user" or "session"');
   }
   if (kind !== "session" && opts.user !== undefined) {
     throw invalidArgument("user", 'is only for kind "session"');
-  }
-  if (kind === "session" && opts.user === undefined) {
-    throw invalidArgument("user", "is required to list session scopes");
   }
   if (kind === "app") return Object.freeze({ kind });
   const app = scopeId(opts.app, "app");

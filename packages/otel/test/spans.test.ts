@@ -77,6 +77,30 @@ describe("spans", () => {
     }
   });
 
+  it("traces listScopes as artifact.list_scopes, the level listed as scope attributes", async () => {
+    const { service } = traced({ recordScopeIds: "plain" });
+    await service.put(scope, secretName, data);
+    const page = await service.listScopes({ kind: "user", app: "acme-app", limit: 3 });
+    expect(page.items).toEqual([{ kind: "user", app: "acme-app", user: "ada-lovelace" }]);
+    await service.listScopes();
+    const [users, apps] = harness.spans().filter((span) => span.name === "artifact.list_scopes");
+    expect(users?.attributes).toEqual({
+      "artifact.operation": "list_scopes",
+      "artifact.adapter": "MemoryArtifactService",
+      "artifact.scope.kind": "user",
+      "artifact.scope.app": "acme-app",
+      "artifact.page.limit": 3,
+      "artifact.result.count": 1,
+      "artifact.page.has_next": false,
+      "artifact.outcome": "ok",
+    });
+    expect(apps?.attributes).toMatchObject({
+      "artifact.scope.kind": "app",
+      "artifact.result.count": 1,
+    });
+    expect(apps?.attributes["artifact.scope.app"]).toBeUndefined();
+  });
+
   it("marks a failure with error status, error.type = the ArtifactError code, and rethrows it untouched", async () => {
     const { service, inner } = traced();
     const direct = await rejectionOf(() => inner.get(scope, secretName, { version: 3 }));

@@ -59,13 +59,13 @@ export class ScopeMarkers {
       delimiter: "/",
       maxKeys: S3_MAX_KEYS,
     });
-    const scopes: Scope[] = [];
-    for (const { key } of objects) {
-      if (!MARKER_DIGEST.test(key.slice(this.#prefix.length))) continue;
-      const scope = this.#known.get(key) ?? (await this.#read(key, deadline));
-      if (scope) scopes.push(scope);
-    }
-    return scopes;
+    // Markers not read yet are read concurrently (the client bounds requests in flight).
+    const scopes = await Promise.all(
+      objects
+        .filter(({ key }) => MARKER_DIGEST.test(key.slice(this.#prefix.length)))
+        .map(({ key }) => this.#known.get(key) ?? this.#read(key, deadline)),
+    );
+    return scopes.filter((scope) => scope !== undefined);
   }
 
   async #read(key: string, deadline: Deadline): Promise<Scope | undefined> {

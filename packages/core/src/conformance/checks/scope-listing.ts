@@ -134,6 +134,10 @@ async function cursorsAndOrder({ service }: LawContext) {
     await service.put(id.length % 2 === 0 ? user(a, id) : session(a, id, "s"), "n", ONE_BYTE);
     await service.put(session(a, "😀", id), "n", ONE_BYTE);
   }
+  // The same user and session ids under another app: never listed under this one.
+  const other = freshApp("order-other");
+  await service.put(session(other, "😀", "0"), "n", ONE_BYTE);
+  await service.put(user(other, "0"), "n", ONE_BYTE);
   const levels: [ListScopesOptions, string[]][] = [
     [{ kind: "user", app: a }, UTF8_ORDERED_IDS],
     [{ kind: "session", app: a, user: "😀" }, UTF8_ORDERED_IDS],
