@@ -6,6 +6,7 @@ import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signLink } from "../../src/api/links.js";
 import {
+  BROWSER_TEST_TIMEOUT_MS,
   type ConsoleFixture,
   chooseName,
   LINK_SECRET,
@@ -54,7 +55,7 @@ afterAll(async () => {
   await rm(files, { recursive: true, force: true });
 });
 
-describe("previews", () => {
+describe("previews", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it("shows an image as an image", async () => {
     const { page } = fixture;
     await chooseName(page, "chart.png");
@@ -90,7 +91,7 @@ describe("previews", () => {
   });
 });
 
-describe("upload, link and delete", () => {
+describe("upload, link and delete", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it("uploads 50 MiB with a progress bar, streamed into the store", async () => {
     const { page } = fixture;
     const size = 50 * 1024 * 1024;
@@ -110,7 +111,7 @@ describe("upload, link and delete", () => {
     await page
       .getByRole("status")
       .filter({ hasText: "Uploaded uploads/big.bin as version 1" })
-      .waitFor({ timeout: 120_000 });
+      .waitFor();
     const seen = await page.evaluate<string[]>("window.progressSeen");
     expect(seen[0]).toBe("0 B of 50.0 MiB");
     const meta = await service.head(scope, "uploads/big.bin");
@@ -124,7 +125,7 @@ describe("upload, link and delete", () => {
     const link = await page.getByLabel("Signed link").inputValue();
     expect(link.startsWith(`${api.url}/links/`)).toBe(true);
     // Another browser with no session: the link alone is the authority.
-    const stranger = await fixture.browser.newContext();
+    const stranger = await fixture.newContext();
     const response = await stranger.request.get(link);
     expect(response.status()).toBe(200);
     expect(await response.text()).toBe("two");

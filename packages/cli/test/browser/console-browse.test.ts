@@ -3,6 +3,7 @@ import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signIn } from "../support/browser.js";
 import {
+  BROWSER_TEST_TIMEOUT_MS,
   type ConsoleFixture,
   chooseName,
   chooseOption,
@@ -34,10 +35,10 @@ afterAll(async () => {
   await service?.close();
 });
 
-describe("console sign-in", () => {
+describe("console sign-in", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it("keeps the token out of URLs and page storage; the session cookie is HttpOnly and Strict", async () => {
-    const { browser, api } = fixture;
-    const context = await browser.newContext();
+    const { api } = fixture;
+    const context = await fixture.newContext();
     const page = await context.newPage();
     const urls: string[] = [];
     page.on("request", (request) => urls.push(request.url()));
@@ -67,7 +68,7 @@ describe("console sign-in", () => {
   });
 
   it("refuses a wrong token with a message and no session", async () => {
-    const context = await fixture.browser.newContext();
+    const context = await fixture.newContext();
     const page = await context.newPage();
     await page.goto(`${fixture.api.url}/console/`);
     await page.getByLabel("API token").fill(`${TOKEN}-wrong`);
@@ -80,7 +81,7 @@ describe("console sign-in", () => {
   });
 });
 
-describe("console browsing", () => {
+describe("console browsing", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it("finds one app among 1,000 and pages through 10,000 names", async () => {
     const { page } = fixture;
     await openScope(page, many);
@@ -105,7 +106,7 @@ describe("console browsing", () => {
   });
 
   it("works from the keyboard alone", async () => {
-    const context = await fixture.browser.newContext();
+    const context = await fixture.newContext();
     const page = await context.newPage();
     await page.goto(`${fixture.api.url}/console/`);
     await page.getByLabel("API token").waitFor();

@@ -2,7 +2,13 @@ import type { Scope } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { watchForScript } from "../support/browser.js";
-import { type ConsoleFixture, chooseName, openScope, startConsole } from "./fixture.js";
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  type ConsoleFixture,
+  chooseName,
+  openScope,
+  startConsole,
+} from "./fixture.js";
 
 // Hostile content stays inert in Chromium: ids, names, metadata and Markdown that carry
 // HTML or script render as text, RTL overrides are shown, 1,024-byte names fit, and HTML
@@ -51,7 +57,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-describe("hostile names, ids and metadata", () => {
+describe("hostile names, ids and metadata", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it("render as text, with RTL overrides made visible", async () => {
     const { page } = fixture;
     const names = page.getByRole("listbox", { name: "names" });

@@ -3,7 +3,13 @@ import type { ArtifactService, Scope } from "@artifact-kit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, parseStoreUri } from "../../src/index.js";
 import { databaseUrl } from "../support/servers.js";
-import { type ConsoleFixture, chooseName, openScope, startConsole } from "./fixture.js";
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  type ConsoleFixture,
+  chooseName,
+  openScope,
+  startConsole,
+} from "./fixture.js";
 
 // The same console over a second adapter: PostgreSQL (the server the postgres package's
 // global setup started or found), in a schema of its own.
@@ -32,7 +38,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-describe("the console on postgres", () => {
+describe("the console on postgres", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
   it("discovers the scope, folds JSON, uploads and deletes", async () => {
     const { page } = fixture;
     await openScope(page, scope);

@@ -8,19 +8,33 @@ import { launchChromium, signIn } from "../support/browser.js";
 export const TOKEN = "console-token-0123456789abcdef";
 export const LINK_SECRET = "console-link-secret-0123456789abcdef0123";
 
+/**
+ * Limits for hangs, never measures: a browser test and each page action may take this long
+ * on a loaded machine (CI shares two cores) before it counts as hung.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 300_000;
+const ACTION_TIMEOUT_MS = 120_000;
+
 /** A server over `service`, a browser, and a signed-in page; `stop` ends all three. */
 export interface ConsoleFixture {
   api: DeveloperApi;
   browser: Browser;
   context: BrowserContext;
   page: Page;
+  /** Another browser context (no session), with the same action limit. */
+  newContext: () => Promise<BrowserContext>;
   stop: () => Promise<void>;
 }
 
 export async function startConsole(service: ArtifactService): Promise<ConsoleFixture> {
   const api = await startDeveloperApi({ service, token: TOKEN, linkSecret: LINK_SECRET });
   const browser = await launchChromium();
-  const context = await browser.newContext({ acceptDownloads: true });
+  const newContext = async () => {
+    const context = await browser.newContext();
+    context.setDefaultTimeout(ACTION_TIMEOUT_MS);
+    return context;
+  };
+  const context = await newContext();
   const page = await context.newPage();
   await signIn(page, api.url, TOKEN);
   return {
@@ -28,6 +42,7 @@ export async function startConsole(service: ArtifactService): Promise<ConsoleFix
     browser,
     context,
     page,
+    newContext,
     stop: async () => {
       await browser.close();
       await api.close();
