@@ -1,4 +1,9 @@
-import type { Scope } from "@artifact-kit/core";
+import {
+  type ArtifactService,
+  type ArtifactTransfer,
+  type Scope,
+  unavailable,
+} from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signLink } from "../src/api/links.js";
@@ -180,5 +185,72 @@ describe("upload and delete", () => {
     expect((await service.listVersions(scope, "d.txt")).items.map((v) => v.version)).toEqual([2]);
     expect((await del("d.txt")).status).toBe(200);
     expect((await service.listNames(scope)).items).not.toContain("d.txt");
+  });
+});
+
+describe("a store that fails in the middle of a download", () => {
+  it("cuts the body short, tells the operator, and keeps serving", async () => {
+    const memory = new MemoryArtifactService();
+    const big = new Uint8Array(3 * 1024 * 1024).fill(9);
+    await memory.put(scope, "big.bin", big);
+    // The real store, whose downloads fail at their second block read as a lost disk would.
+    const failing: ArtifactService & ArtifactTransfer = {
+      capabilities: () => memory.capabilities(),
+      put: (...args) => memory.put(...args),
+      get: (...args) => memory.get(...args),
+      head: (...args) => memory.head(...args),
+      delete: (...args) => memory.delete(...args),
+      listNames: (...args) => memory.listNames(...args),
+      listVersions: (...args) => memory.listVersions(...args),
+      listScopes: (...args) => memory.listScopes(...args),
+      list: (...args) => memory.list(...args),
+      close: () => memory.close(),
+      openUpload: (...args) => memory.openUpload(...args),
+      openDownload: async (...args) => {
+        const source = await memory.openDownload(...args);
+        let reads = 0;
+        return {
+          meta: source.meta,
+          offset: source.offset,
+          length: source.length,
+          read: async () => {
+            reads += 1;
+            if (reads === 2) throw unavailable("disk at /srv/secret is gone");
+            return source.read();
+          },
+          cancel: () => source.cancel(),
+        };
+      },
+    };
+    const errors: Error[] = [];
+    const server = await startDeveloperApi({
+      service: failing,
+      token: TOKEN,
+      onServerError: (error) => errors.push(error),
+    });
+    try {
+      const response = await fetch(`${server.url}${base}/big.bin/versions/1/content`, {
+        headers: auth,
+      });
+      expect(response.status).toBe(200);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const received: Uint8Array[] = [];
+      const cut = await (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return false;
+          received.push(value);
+        }
+      })().catch(() => true);
+      expect(cut).toBe(true);
+      expect(Buffer.concat(received).toString("latin1")).not.toContain("/srv/secret");
+      expect(errors.map((error) => error.message)).toEqual(["disk at /srv/secret is gone"]);
+      const after = await fetch(`${server.url}${base}`, { headers: auth });
+      expect(after.status).toBe(200);
+      expect(await after.json()).toMatchObject({ items: ["big.bin"] });
+    } finally {
+      await server.close();
+      await memory.close();
+    }
   });
 });

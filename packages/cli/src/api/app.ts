@@ -20,7 +20,6 @@ export interface ServerContext extends HandlerContext {
   cors: CorsPolicy;
   sessions: SessionStore;
   assets: ReadonlyMap<string, ConsoleAsset>;
-  onServerError: ((error: Error) => void) | undefined;
 }
 
 /**

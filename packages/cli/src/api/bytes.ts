@@ -1,5 +1,6 @@
 import {
   type ArtifactMeta,
+  asArtifactError,
   type ByteRange,
   invalidArgument,
   type JsonObject,
@@ -45,12 +46,40 @@ export async function openDownloadResponse(
     signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS),
   });
   await stream.meta;
-  const body = meta.size === 0 ? null : stream;
-  if (body === null) await stream.cancel();
+  if (meta.size === 0) await stream.cancel();
+  const body = meta.size === 0 ? null : reportingFailures(stream, context.onServerError);
   return new Response(body, {
     status: range === undefined ? 200 : 206,
     headers: contentHeaders(meta, range, route.disposition),
   });
+}
+
+/**
+ * Once the answer has begun, a failure (a corrupt block, a store gone) can only cut the body
+ * short, which the client sees as a broken transfer; the operator is told the cause.
+ */
+function reportingFailures(
+  stream: ReadableStream<Uint8Array>,
+  onServerError: ((error: Error) => void) | undefined,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (error) {
+          onServerError?.(asArtifactError(error, "download"));
+          // The HTTP layer logs what ends a body; the cause has been told just above.
+          controller.error(new Error("the download was cut short by a failure of the store"));
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** Bytes served from the store carry its type, never run as the console's own page. */

@@ -27,6 +27,8 @@ export interface HandlerContext {
   linkSecret: Buffer;
   maxBodyBytes: number;
   maxUploadBytes: number;
+  /** Told of every failure on the server's side, with its cause (see DeveloperApiOptions). */
+  onServerError: ((error: Error) => void) | undefined;
 }
 
 /** One request's deadline, for the store (`deadline`) and the provider (`signal`). */
