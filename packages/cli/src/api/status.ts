@@ -13,6 +13,8 @@ const BY_CODE: Partial<Record<ArtifactErrorCode, number>> = {
   quota_exceeded: 507,
   capacity_reached: 507,
   unsupported_transfer: 501,
+  // The client ended its own upload: its failure, not the server's.
+  aborted: 400,
 };
 
 /** The HTTP status of a failure; `detail.reason` refines 400 and 403. */
