@@ -7,6 +7,7 @@ import { readJsonBody } from "./body.js";
 import type { ConsoleAsset } from "./console-assets.js";
 import { CONSOLE_CSP } from "./console-assets.js";
 import { jsonReply } from "./reply.js";
+import { withinDeadline } from "./request-deadline.js";
 import { CSRF_HEADER, SESSION_COOKIE, type SessionStore } from "./sessions.js";
 
 /** What the Node adapter hands every handler: the raw request among it. */
@@ -16,6 +17,7 @@ export interface ConsoleContext {
   token: string;
   sessions: SessionStore;
   maxBodyBytes: number;
+  requestTimeoutMs: number;
   bound: Scope | undefined;
   assets: ReadonlyMap<string, ConsoleAsset>;
 }
@@ -37,11 +39,11 @@ export function mountConsole(app: Hono<ServerEnv>, context: ConsoleContext): voi
   app.get("/console/:file", (c) => asset(context, c.req.param("file")));
 
   app.post("/session", async (c) => {
-    const body = validateOptionKeys(
-      await readJsonBody(c.req.raw, context.maxBodyBytes),
-      ["token"],
-      "body",
+    // A sign-in is a request like any other: its body is read within the deadline.
+    const given = await withinDeadline(context.requestTimeoutMs, () =>
+      readJsonBody(c.req.raw, context.maxBodyBytes),
     );
+    const body = validateOptionKeys(given, ["token"], "body");
     if (typeof body.token !== "string" || !isToken(body.token, context.token)) {
       throw capabilityDenied("that is not this server's token", { reason: "unauthenticated" });
     }
