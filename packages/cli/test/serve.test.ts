@@ -80,6 +80,43 @@ describe("artifact-kit serve", () => {
   });
 });
 
+describe("artifact-kit serve --scope", () => {
+  it("serves the bound and what lies under it, refuses the rest, and lists the bound's line", async () => {
+    await withTempDir(async (cwd) => {
+      await writeFile(join(cwd, "a.txt"), "a");
+      for (const user of ["ana", "bo"]) {
+        await cli(["put", "a.txt", "a.txt", "--app", "team", "--user", user], { cwd });
+      }
+      const token = "serve-scope-token-0123456789";
+      const child = spawn(
+        process.execPath,
+        [BIN, "serve", "--port", "0", "--scope", "apps/team/users/ana", "--json"],
+        {
+          cwd,
+          env: { ...process.env, ARTIFACT_KIT_API_TOKEN: token },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      try {
+        const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+        const { url } = JSON.parse(line) as { url: string };
+        const get = (path: string) =>
+          fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+        expect((await get("/v1/apps/team/users/ana/names")).status).toBe(200);
+        expect((await get("/v1/apps/team/users/bo/names")).status).toBe(403);
+        const users = await get("/v1/scopes?kind=user&app=team");
+        expect(await users.json()).toEqual({
+          kind: "user",
+          items: [{ kind: "user", app: "team", user: "ana" }],
+        });
+      } finally {
+        child.kill("SIGTERM");
+      }
+      await once(child, "exit");
+    });
+  });
+});
+
 describe("artifact-kit serve refuses bad arguments before it listens", () => {
   it("a missing resource-provider module is a usage error naming it, exit 2", async () => {
     await withTempDir(async (cwd) => {
@@ -100,6 +137,10 @@ describe("artifact-kit serve refuses bad arguments before it listens", () => {
         ["--allow-origin", "https://*.example"],
         ["--request-timeout-ms", "0"],
         ["--request-timeout-ms", "300001"],
+        ["--scope", "nope"],
+        ["--scope", "apps/a/users"],
+        ["--scope", "apps/a%00"],
+        ["--max-upload-bytes", "0"],
       ]) {
         const result = await cli(["serve", "--port", "0", "--store", "memory:", ...flags], {
           cwd,

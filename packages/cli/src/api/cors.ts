@@ -1,4 +1,3 @@
-import type { IncomingMessage } from "node:http";
 import { invalidArgument } from "@artifact-kit/core";
 
 /** The methods and request headers the API takes, as a preflight answers them. */
@@ -39,15 +38,14 @@ export class CorsPolicy {
   }
 
   /** The request's Origin when it is allowed, else undefined. */
-  allowedOrigin(request: IncomingMessage): string | undefined {
-    const origin = request.headers.origin;
+  allowedOrigin(origin: string | undefined): string | undefined {
     return origin !== undefined && this.origins.has(origin) ? origin : undefined;
   }
 
   /** Headers for an ordinary answer: the origin echoed only when it is allowed. */
-  responseHeaders(request: IncomingMessage): Record<string, string> {
+  responseHeaders(requestOrigin: string | undefined): Record<string, string> {
     if (!this.enabled) return {};
-    const origin = this.allowedOrigin(request);
+    const origin = this.allowedOrigin(requestOrigin);
     return origin === undefined
       ? { vary: "Origin" }
       : { "access-control-allow-origin": origin, vary: "Origin" };

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from "node:http";
 import {
   ArtifactError,
   type ArtifactMeta,
@@ -7,51 +6,66 @@ import {
   type Deadline,
   invalidArgument,
   isArtifactError,
+  type Scope,
   unavailable,
   validateOptionKeys,
+  validatePositiveInteger,
 } from "@artifact-kit/core";
 import { confirmationToken, deleteInventory, takeInventory } from "../inventory.js";
 import { readJsonBody } from "./body.js";
-import type { ResourceProvider } from "./options.js";
-import type { ApiRoute } from "./route.js";
+import { DEFAULT_LINK_TTL_SECONDS, LINKS_PATH, MAX_LINK_TTL_SECONDS, signLink } from "./links.js";
+import type { ApiOperation, ResourceProvider } from "./options.js";
+import type { ScopeRoute } from "./route.js";
+import { checkWithinBound } from "./scope-bound.js";
 
 export interface HandlerContext {
   /** With its listings checked (see pages.ts). */
   service: ArtifactService;
   resourceProvider: ResourceProvider | undefined;
+  /** `serve --scope`: the part of the store this server serves. */
+  bound: Scope | undefined;
+  linkSecret: Buffer;
   maxBodyBytes: number;
+  maxUploadBytes: number;
+  /** Told of every failure on the server's side, with its cause (see DeveloperApiOptions). */
+  onServerError: ((error: Error) => void) | undefined;
 }
 
 /** One request's deadline, for the store (`deadline`) and the provider (`signal`). */
-interface RequestBudget {
+export interface RequestBudget {
   deadline: Deadline;
   signal: AbortSignal;
 }
 
-/** A version as the API shows it: never bytes, never the user's custom metadata. */
-function publicVersion(meta: ArtifactMeta) {
+/** A version as a listing shows it: never bytes, never the user's custom metadata. */
+export function publicVersion(meta: ArtifactMeta) {
   const { version, mimeType, size, sha256, createdAt } = meta;
   return { version, mimeType, size, sha256, createdAt };
 }
 
 /** Asks the resource provider about the exact scope; only "allow" lets the request on. */
-async function authorize(
+export async function isAllowed(
   context: HandlerContext,
-  route: ApiRoute,
+  scope: Scope,
+  operation: ApiOperation,
   signal: AbortSignal,
-): Promise<void> {
-  if (context.resourceProvider === undefined) return;
-  let decision: unknown;
+): Promise<boolean> {
+  if (context.resourceProvider === undefined) return true;
   try {
-    decision = await context.resourceProvider({
-      scope: route.scope,
-      operation: route.operation,
-      signal,
-    });
+    return (await context.resourceProvider({ scope, operation, signal })) === "allow";
   } catch (error) {
     throw unavailable("the resource provider failed", error);
   }
-  if (decision !== "allow") {
+}
+
+/** The bound first (no provider call for a scope outside it), then the provider. */
+export async function authorize(
+  context: HandlerContext,
+  route: ScopeRoute,
+  signal: AbortSignal,
+): Promise<void> {
+  checkWithinBound(context.bound, route.scope);
+  if (!(await isAllowed(context, route.scope, route.operation, signal))) {
     throw capabilityDenied("this scope is forbidden to this caller", { reason: "forbidden" });
   }
 }
@@ -60,7 +74,7 @@ async function authorize(
  * A reply the adapter gave for another scope or name, or a malformed one, is refused as
  * unavailable: it is never relabelled as the scope that was asked for.
  */
-async function refuseForeignReplies<T>(work: () => Promise<T>): Promise<T> {
+export async function refuseForeignReplies<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -71,10 +85,12 @@ async function refuseForeignReplies<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+type JsonRoute = Exclude<ScopeRoute, { operation: "download" | "upload" }>;
+
 export async function handle(
   context: HandlerContext,
-  route: ApiRoute,
-  request: IncomingMessage,
+  route: JsonRoute,
+  request: Request,
   { deadline, signal }: RequestBudget,
 ): Promise<unknown> {
   const { service } = context;
@@ -84,21 +100,54 @@ export async function handle(
   switch (route.operation) {
     case "listNames":
       return refuseForeignReplies(async () => {
-        const options = { ...within(), ...pageOptions(route.limit, route.cursor) };
+        const { limit, cursor, prefix } = route;
+        const options = { ...within(), ...defined({ limit, cursor, prefix }) };
         const page = await service.listNames(route.scope, options);
-        return { scope: route.scope, items: page.items, ...cursorOf(page.nextCursor) };
+        return {
+          scope: route.scope,
+          items: page.items,
+          ...defined({ nextCursor: page.nextCursor }),
+        };
       });
     case "listVersions":
       return refuseForeignReplies(async () => {
-        const options = { ...within(), ...pageOptions(route.limit, route.cursor) };
+        const options = { ...within(), ...defined({ limit: route.limit, cursor: route.cursor }) };
         const page = await service.listVersions(route.scope, route.name, options);
         return {
           scope: route.scope,
           name: route.name,
           items: page.items.map(publicVersion),
-          ...cursorOf(page.nextCursor),
+          ...defined({ nextCursor: page.nextCursor }),
         };
       });
+    case "getVersion":
+      return refuseForeignReplies(async () => {
+        const meta = await service.head(route.scope, route.name, {
+          ...within(),
+          version: route.version,
+        });
+        return {
+          scope: route.scope,
+          name: route.name,
+          ...publicVersion(meta),
+          metadata: meta.metadata,
+        };
+      });
+    case "createLink": {
+      const seconds = await readLinkRequest(request, context.maxBodyBytes);
+      return refuseForeignReplies(async () => {
+        const meta = await service.head(route.scope, route.name, {
+          ...within(),
+          version: route.version,
+        });
+        const expiresAt = Date.now() + seconds * 1000;
+        const claims = { scope: route.scope, name: route.name, version: meta.version, expiresAt };
+        return { path: `${LINKS_PATH}${signLink(context.linkSecret, claims)}`, expiresAt };
+      });
+    }
+    case "deleteVersions":
+      await service.delete(route.scope, route.name, route.selector, within());
+      return { scope: route.scope, name: route.name, deleted: route.selector };
     case "inspectScope":
       return refuseForeignReplies(async () => {
         const inventory = await takeInventory(service, route.scope, within);
@@ -125,12 +174,30 @@ export async function handle(
 }
 
 /** The delete body must be exactly `{"confirm": "<the token GET on the scope gave>"}`. */
-async function readConfirmation(request: IncomingMessage, maxBodyBytes: number): Promise<string> {
+async function readConfirmation(request: Request, maxBodyBytes: number): Promise<string> {
   const body = validateOptionKeys(await readJsonBody(request, maxBodyBytes), ["confirm"], "body");
   if (typeof body.confirm !== "string") {
     throw invalidArgument("confirm", "must be the token a GET on this scope answered");
   }
   return body.confirm;
+}
+
+/** `{"expiresInSeconds": N}` (1..7 days), or an empty body for the default 15 minutes. */
+async function readLinkRequest(request: Request, maxBodyBytes: number): Promise<number> {
+  if (request.headers.get("content-length") === "0" || request.body === null) {
+    return DEFAULT_LINK_TTL_SECONDS;
+  }
+  const body = validateOptionKeys(
+    await readJsonBody(request, maxBodyBytes),
+    ["expiresInSeconds"],
+    "body",
+  );
+  if (body.expiresInSeconds === undefined) return DEFAULT_LINK_TTL_SECONDS;
+  const seconds = validatePositiveInteger(body.expiresInSeconds, "expiresInSeconds");
+  if (seconds > MAX_LINK_TTL_SECONDS) {
+    throw invalidArgument("expiresInSeconds", `must be at most ${MAX_LINK_TTL_SECONDS}`);
+  }
+  return seconds;
 }
 
 /** The token was for the scope as it was: it has changed since (or it is another's). */
@@ -144,13 +211,11 @@ function staleConfirmation(): ArtifactError {
   });
 }
 
-function pageOptions<C>(limit: number | undefined, cursor: C | undefined) {
-  return {
-    ...(limit === undefined ? {} : { limit }),
-    ...(cursor === undefined ? {} : { cursor }),
+/** The entries whose value is not undefined (exactOptionalPropertyTypes). */
+export function defined<T extends object>(
+  entries: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
   };
-}
-
-function cursorOf<C>(nextCursor: C | undefined): { nextCursor?: C } {
-  return nextCursor === undefined ? {} : { nextCursor };
 }

@@ -1,14 +1,25 @@
 import type { ArtifactService, Scope } from "@artifact-kit/core";
 
 /** What a request of the developer API does to its scope. */
-export type ApiOperation = "listNames" | "listVersions" | "inspectScope" | "deleteScope";
+export type ApiOperation =
+  | "listScopes"
+  | "listNames"
+  | "listVersions"
+  | "getVersion"
+  | "download"
+  | "createLink"
+  | "upload"
+  | "deleteVersions"
+  | "inspectScope"
+  | "deleteScope";
 
 /** The resource provider's answer about one exact scope; anything but "allow" is refused. */
 export type ResourceDecision = "allow" | "forbidden";
 
 /**
  * Asked before every authenticated request with the exact scope of its path (never a
- * prefix or a pattern). It may be async; if it throws, the request is `unavailable`. It runs
+ * prefix or a pattern); for a scope listing, about each scope listed (those it does not
+ * allow are left out). It may be async; if it throws, the request is `unavailable`. It runs
  * inside the request's deadline: `signal` aborts when the deadline passes, and the request
  * is answered `timeout` then whether or not the provider has settled.
  */
@@ -27,11 +38,20 @@ export interface DeveloperApiOptions {
   /** Default 0: any free port (see `url`). */
   port?: number;
   resourceProvider?: ResourceProvider;
-  /** Largest request body (the delete confirmation), default 4,096 bytes. */
+  /**
+   * The one scope this server serves, with everything under it (an app bounds its users and
+   * sessions). Every other scope is refused as forbidden and left out of scope listings.
+   * Default: the whole store.
+   */
+  scope?: Scope;
+  /** Largest JSON request body (a delete confirmation, a sign-in), default 4,096 bytes. */
   maxBodyBytes?: number;
+  /** Largest upload, default and at most the store's maxArtifactBytes. */
+  maxUploadBytes?: number;
   /**
    * The whole of one request, resource provider and store included, in milliseconds
-   * (1..300000, default 30,000). A request over it is answered 504 `timeout`.
+   * (1..300000, default 30,000). A request over it is answered 504 `timeout`. An upload or
+   * download is bounded by it until its bytes start to flow, then by 300,000 ms in all.
    */
   requestTimeoutMs?: number;
   /**
@@ -40,6 +60,10 @@ export interface DeveloperApiOptions {
    * an answer.
    */
   allowedOrigins?: readonly string[];
+  /** The HMAC key of signed download links (at least 32 bytes); default random per server. */
+  linkSecret?: string;
+  /** How long a console sign-in lasts, in milliseconds (default 8 hours). */
+  sessionTtlMs?: number;
   /**
    * Told of every failure the API answers with a 5xx status, with its full cause. The
    * answer itself carries only the code and a fixed message, never a path or a backend's

@@ -6,6 +6,9 @@ const SERVER_SIDE_MESSAGES: Partial<Record<ArtifactErrorCode, string>> = {
   timeout: "the request did not finish within the server's deadline",
   overloaded: "the store is overloaded; retry later",
   closed: "the store is closed",
+  quota_exceeded: "the store's quota is reached",
+  capacity_reached: "the store's capacity is reached",
+  unsupported_transfer: "the store cannot stream this transfer",
 };
 
 interface PublicError {

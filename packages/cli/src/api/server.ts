@@ -1,23 +1,20 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
-  ArtifactError,
   asArtifactError,
-  capabilityDenied,
   invalidArgument,
-  unavailable,
   validateOptionKeys,
   validatePositiveInteger,
+  validateScope,
 } from "@artifact-kit/core";
+import { createAdaptorServer } from "@hono/node-server";
 import { withCheckedListings } from "../pages.js";
-import { checkBearer } from "./auth.js";
+import { buildApp, type ServerContext } from "./app.js";
+import { loadConsoleAssets } from "./console-assets.js";
 import { CorsPolicy } from "./cors.js";
-import { type HandlerContext, handle } from "./handlers.js";
+import { linkSecretFrom } from "./links.js";
 import type { DeveloperApiOptions } from "./options.js";
-import { publicError } from "./public-error.js";
-import { validateRequestTimeout, withinDeadline } from "./request-deadline.js";
-import { parseRoute } from "./route.js";
-import { statusFor } from "./status.js";
+import { validateRequestTimeout } from "./request-deadline.js";
+import { SessionStore } from "./sessions.js";
 
 export interface DeveloperApi {
   /** e.g. http://127.0.0.1:40123 */
@@ -27,19 +24,15 @@ export interface DeveloperApi {
 }
 
 const MIN_TOKEN_LENGTH = 16;
-
-interface ServerContext extends HandlerContext {
-  token: string;
-  requestTimeoutMs: number;
-  cors: CorsPolicy;
-  onServerError: ((error: Error) => void) | undefined;
-}
+/** The upload bound when neither the caller nor the store gives one. */
+const DEFAULT_MAX_UPLOAD_BYTES = 256 * 1024 * 1024;
 
 /**
- * Starts the developer API: names and metadata-only versions of an exact scope, and the
- * deletion of an exact scope after a confirmation bound to its contents. It never returns
- * artifact bytes or custom metadata. Every request needs the bearer token; then the
- * resource provider, when given, is asked about the exact scope.
+ * Starts the developer API and its web console (at /console/): scopes, names, versions with
+ * their metadata, artifact bytes (streamed, with ranges and signed links), uploads and
+ * deletions. Every API request needs the bearer token or a console session signed in with
+ * it; then the bound (`scope`) and the resource provider, when given, are asked about the
+ * exact scope.
  */
 export async function startDeveloperApi(options: DeveloperApiOptions): Promise<DeveloperApi> {
   const given = validateOptionKeys(options, [
@@ -48,9 +41,13 @@ export async function startDeveloperApi(options: DeveloperApiOptions): Promise<D
     "host",
     "port",
     "resourceProvider",
+    "scope",
     "maxBodyBytes",
+    "maxUploadBytes",
     "requestTimeoutMs",
     "allowedOrigins",
+    "linkSecret",
+    "sessionTtlMs",
     "onServerError",
   ]);
   if (typeof options.token !== "string" || options.token.length < MIN_TOKEN_LENGTH) {
@@ -59,18 +56,19 @@ export async function startDeveloperApi(options: DeveloperApiOptions): Promise<D
   const context: ServerContext = {
     service: withCheckedListings(options.service),
     resourceProvider: options.resourceProvider,
-    maxBodyBytes:
-      given.maxBodyBytes === undefined
-        ? 4096
-        : validatePositiveInteger(given.maxBodyBytes, "maxBodyBytes"),
+    bound: given.scope === undefined ? undefined : validateScope(given.scope),
+    linkSecret: linkSecretFrom(given.linkSecret),
+    maxBodyBytes: optionalCount(given.maxBodyBytes, "maxBodyBytes") ?? 4096,
+    maxUploadBytes: uploadBound(options, optionalCount(given.maxUploadBytes, "maxUploadBytes")),
     token: options.token,
     requestTimeoutMs: validateRequestTimeout(given.requestTimeoutMs),
     cors: CorsPolicy.from(given.allowedOrigins),
+    sessions: new SessionStore(optionalCount(given.sessionTtlMs, "sessionTtlMs")),
+    assets: loadConsoleAssets(),
     onServerError: options.onServerError,
   };
-  const server = createServer((request, response) => {
-    void serve(context, request, response);
-  });
+  const app = buildApp(context);
+  const server = createAdaptorServer({ fetch: app.fetch });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error) => reject(asArtifactError(error, "listen")));
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve);
@@ -82,79 +80,18 @@ export async function startDeveloperApi(options: DeveloperApiOptions): Promise<D
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        if ("closeAllConnections" in server) server.closeAllConnections();
       }),
   };
 }
 
-async function serve(
-  context: ServerContext,
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
-  const cors = context.cors.responseHeaders(request);
-  try {
-    if (request.method === "OPTIONS") {
-      preflight(context.cors, request, response);
-      return;
-    }
-    checkBearer(request.headers.authorization, context.token);
-    const route = parseRoute(request.method ?? "", request.url ?? "");
-    const body = await withinDeadline(context.requestTimeoutMs, (deadline, signal) =>
-      handle(context, route, request, { deadline, signal }),
-    );
-    reply(response, 200, body, cors);
-  } catch (error) {
-    const failure =
-      error instanceof ArtifactError ? error : unavailable("the request failed", error);
-    const status = statusFor(failure);
-    if (status >= 500) context.onServerError?.(failure);
-    const allow = failure.detail.reason === "method_not_allowed" ? failure.detail.allow : undefined;
-    reply(
-      response,
-      status,
-      { error: publicError(failure, status) },
-      {
-        ...cors,
-        ...(typeof allow === "string" ? { allow } : {}),
-      },
-    );
-  }
+function optionalCount(value: unknown, field: string): number | undefined {
+  return value === undefined ? undefined : validatePositiveInteger(value, field);
 }
 
-/**
- * A CORS preflight carries no token. An allowed origin gets the API's methods and headers;
- * another origin is refused; without a CORS policy OPTIONS is a method like any other the
- * API does not take (405 with `Allow`).
- */
-function preflight(cors: CorsPolicy, request: IncomingMessage, response: ServerResponse): void {
-  const origin = cors.allowedOrigin(request);
-  if (origin !== undefined) {
-    response.writeHead(204, { ...cors.preflightHeaders(origin), "content-length": 0 });
-    response.end();
-    return;
-  }
-  if (cors.enabled && request.headers.origin !== undefined) {
-    throw capabilityDenied("this origin may not call the API", { reason: "origin_not_allowed" });
-  }
-  // No route takes OPTIONS, so this throws: 405 with Allow on a known path, else 404.
-  parseRoute("OPTIONS", request.url ?? "");
-}
-
-function reply(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string>,
-): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    ...headers,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-    "cache-control": "no-store",
-    // A request whose body was refused unread must not leave it on a kept-alive connection.
-    ...(status === 413 ? { connection: "close" } : {}),
-  });
-  response.end(text);
+/** The caller's bound, never above the store's own maxArtifactBytes. */
+function uploadBound(options: DeveloperApiOptions, given: number | undefined): number {
+  const store = options.service.capabilities().quotas.bounds.maxArtifactBytes;
+  const bounds = [given, store].filter((bound): bound is number => bound !== undefined);
+  return bounds.length === 0 ? DEFAULT_MAX_UPLOAD_BYTES : Math.min(...bounds);
 }

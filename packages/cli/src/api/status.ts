@@ -9,6 +9,12 @@ const BY_CODE: Partial<Record<ArtifactErrorCode, number>> = {
   unavailable: 503,
   overloaded: 503,
   closed: 503,
+  artifact_too_large: 413,
+  quota_exceeded: 507,
+  capacity_reached: 507,
+  unsupported_transfer: 501,
+  // The client ended its own upload: its failure, not the server's.
+  aborted: 400,
 };
 
 /** The HTTP status of a failure; `detail.reason` refines 400 and 403. */
@@ -23,6 +29,8 @@ export function statusFor(error: unknown): number {
       return 405;
     case "stale_confirmation":
       return 409;
+    case "range_not_satisfiable":
+      return 416;
     default:
       return BY_CODE[error.code] ?? 500;
   }

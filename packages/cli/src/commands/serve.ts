@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { invalidArgument } from "@artifact-kit/core";
 import type { Command } from "commander";
 import type { ResourceProvider } from "../api/options.js";
+import { parseScopePath } from "../api/route.js";
 import { startDeveloperApi } from "../api/server.js";
 import { withStore } from "../globals.js";
 import { localFileError } from "../local-file.js";
@@ -18,9 +19,12 @@ interface ServeOptions {
   resourceProvider?: string;
   requestTimeoutMs?: string;
   allowOrigin: string[];
+  scope?: string;
+  maxUploadBytes?: string;
 }
 
 const TOKEN_VARIABLE = "ARTIFACT_KIT_API_TOKEN";
+const LINK_SECRET_VARIABLE = "ARTIFACT_KIT_LINK_SECRET";
 
 /**
  * A module whose default export is the ResourceProvider hook. A module that is missing or
@@ -54,7 +58,7 @@ export function registerServe(program: Command): void {
   program
     .command("serve")
     .description(
-      `serve the developer API (names, metadata-only versions, scope deletion) with a bearer token from ${TOKEN_VARIABLE}, or a generated one`,
+      `serve the web console (at /console/) and the developer API with a bearer token from ${TOKEN_VARIABLE}, or a generated one`,
     )
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--port <port>", "port (0: any free port)", "7780")
@@ -72,6 +76,14 @@ export function registerServe(program: Command): void {
       (origin: string, previous: string[]) => [...previous, origin],
       [],
     )
+    .option(
+      "--scope <path>",
+      "serve only apps/APP[/users/USER[/sessions/SESSION]] (ids percent-encoded) and what lies under it",
+    )
+    .option(
+      "--max-upload-bytes <n>",
+      "largest upload through the console or the API (default and at most the store's maxArtifactBytes)",
+    )
     .action(
       action<[], ServeOptions>(async (options) => {
         const port = parseMilliseconds(options.port, "port");
@@ -84,6 +96,12 @@ export function registerServe(program: Command): void {
           options.resourceProvider === undefined
             ? undefined
             : await loadResourceProvider(options.resourceProvider);
+        const scope = options.scope === undefined ? undefined : parseScopePath(options.scope);
+        const maxUploadBytes =
+          options.maxUploadBytes === undefined
+            ? undefined
+            : parseCount(options.maxUploadBytes, "max-upload-bytes");
+        const linkSecret = process.env[LINK_SECRET_VARIABLE];
         const fromEnvironment = process.env[TOKEN_VARIABLE];
         const token = fromEnvironment ?? randomBytes(24).toString("base64url");
         const tracing = await startServeTracing(options.store);
@@ -96,6 +114,9 @@ export function registerServe(program: Command): void {
             ...(resourceProvider === undefined ? {} : { resourceProvider }),
             ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
             allowedOrigins: options.allowOrigin,
+            ...(scope === undefined ? {} : { scope }),
+            ...(maxUploadBytes === undefined ? {} : { maxUploadBytes }),
+            ...(linkSecret === undefined ? {} : { linkSecret }),
             // The client gets the code only; the operator gets the cause here.
             onServerError: (error) => reportError({ json: false, verbose: options.verbose }, error),
           });
@@ -104,6 +125,7 @@ export function registerServe(program: Command): void {
           const printed = fromEnvironment === undefined ? { token } : {};
           emit(options, { url: api.url, ...printed }, [
             `artifact-kit developer API on ${api.url} (store ${options.store})`,
+            `console: ${api.url}/console/ (sign in with the token)`,
             fromEnvironment === undefined ? `token: ${token}` : `token: from ${TOKEN_VARIABLE}`,
             "stop with Ctrl-C",
           ]);
