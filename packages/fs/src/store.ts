@@ -67,6 +67,18 @@ import { type VersionNumbers, walkVersions } from "./version-walk.js";
  * on exclusive file creation. The template has parsed, bounded, copied and digested what
  * reaches these hooks; see the package README for the protocol and guarantees.
  */
+/** Walks for the latest version before one stands whatever was published meanwhile. */
+const MAX_LATEST_WALKS = 4;
+
+/** Whether any of `versions` reads as published now. */
+async function anyPublished<T>(
+  versions: readonly number[],
+  read: (version: number) => Promise<T | undefined>,
+): Promise<boolean> {
+  for (const version of versions) if ((await read(version)) !== undefined) return true;
+  return false;
+}
+
 export class FsStore implements AdapterHooks {
   readonly #config: FsConfig;
   readonly #dirs: RootPaths;
@@ -294,20 +306,35 @@ export class FsStore implements AdapterHooks {
     read: (at: VersionAddress) => Promise<T | undefined>,
   ): Promise<T | undefined> {
     const { scope, name } = request;
-    let latest: T | undefined;
-    await walkVersions(this.#versionNumbers(dir), {
-      direction: "down",
-      // Reads of the latest are content reads: one at a time, the first is nearly always it.
-      batchSize: () => 1,
-      read: (versions) =>
-        Promise.all(versions.map((version) => read({ scope, name, dir, version }))),
-      take: (found) => {
-        latest = found;
-        return true;
-      },
-      check: () => request.deadline.check(),
-    });
-    return latest;
+    const at = (version: number) => read({ scope, name, dir, version });
+    // A walk down reads one number at a time: a put may publish above while a delete takes
+    // what the walk was heading for, and the walk would answer an older version, or none, that
+    // was never the latest at any one moment. So the numbers it passed are read again after
+    // it: if one was published meanwhile, the walk starts over (a few times at most, then the
+    // last answer stands).
+    for (let attempt = 1; ; attempt++) {
+      let latest: T | undefined;
+      const passed: number[] = [];
+      await walkVersions(this.#versionNumbers(dir), {
+        direction: "down",
+        // Reads of the latest are content reads: one at a time, the first is nearly always it.
+        batchSize: () => 1,
+        read: (versions) =>
+          Promise.all(
+            versions.map(async (version) => {
+              const found = await at(version);
+              if (found === undefined) passed.push(version);
+              return found;
+            }),
+          ),
+        take: (found) => {
+          latest = found;
+          return true;
+        },
+        check: () => request.deadline.check(),
+      });
+      if (attempt >= MAX_LATEST_WALKS || !(await anyPublished(passed, at))) return latest;
+    }
   }
 
   /** Reads the requested version, or for "latest" the highest one still published. */

@@ -118,6 +118,8 @@ export class ScriptedShards implements ShardFactory {
   readonly #durability: Durability;
   readonly #transfer: ScriptedTransfer;
   readonly #stores = new Map<string, MemoryArtifactService>();
+  /** Every scope a worker was opened for, by shard id: what a restarted router asks about. */
+  readonly #scopes = new Map<string, Scope>();
   /** The app of every shard opened, in order ("shared" for the shared worker). */
   readonly opened: string[] = [];
   readonly openedShards: Shard[] = [];
@@ -145,12 +147,17 @@ export class ScriptedShards implements ShardFactory {
     // Pages and lists as the factory declares them: the router checks the workers against it.
     const store = kept ?? new MemoryArtifactService(PAGES);
     this.#stores.set(shard.id, store);
+    if (shard.scope) this.#scopes.set(shard.id, shard.scope);
     const worker =
       this.#transfer === "native"
         ? new TransferringService(store, this, shard)
         : new ScriptedService(store, this, shard);
     this.workers.push(worker);
     return worker;
+  }
+
+  async scopes(): Promise<readonly Scope[]> {
+    return [...this.#scopes.values()];
   }
 }
 
