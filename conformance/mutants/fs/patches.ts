@@ -114,8 +114,8 @@ export const FS_MUTANTS: readonly FsMutantSpec[] = [
       { file: "store.ts", find: "scopeDigest(", replace: "joinedScopeDigest(", all: true },
       {
         file: "store.ts",
-        find: "type NamePage, notFound,",
-        replace: "type NamePage, notFound, type Scope,",
+        find: "  type NamePage,\n",
+        replace: "  type NamePage,\n  type Scope,\n",
       },
       {
         file: "slots.ts",
