@@ -183,6 +183,27 @@ export function effectPendingReconciliation(
 /** Wraps a backend failure that is not already an ArtifactError as `unavailable`. */
 export function asArtifactError(error: unknown, operation: string): ArtifactError {
   if (error instanceof ArtifactError) return error;
-  const reason = error instanceof Error ? error.message : String(error);
-  return unavailable(`${operation} failed: ${reason}`, error);
+  return unavailable(`${operation} failed: ${reasonOf(error)}`, error);
+}
+
+/**
+ * What a failure says, never empty: some arrive without a message (Node's AggregateError
+ * when every address of a host refused, an SDK's error for a reply it could not parse), and
+ * "failed: " alone tells an operator nothing. Then its code, its parts' messages or its name.
+ */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message) return error.message;
+  const parts = error instanceof AggregateError ? error.errors.map(reasonOf).join("; ") : "";
+  const code = (error as { code?: unknown }).code;
+  const status = (error as { statusCode?: unknown }).statusCode;
+  return (
+    [
+      typeof code === "string" ? code : "",
+      typeof status === "number" ? `status ${status}` : "",
+      parts,
+    ]
+      .filter(Boolean)
+      .join(", ") || error.name
+  );
 }
