@@ -1,3 +1,4 @@
+export type { RepairOptions, RepairReport } from "@artifact-kit/object-store";
 export { MAX_PREFIX_BYTES } from "@artifact-kit/object-store";
 export {
   GCS_DEFAULTS,

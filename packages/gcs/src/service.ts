@@ -1,8 +1,11 @@
+import { closedError } from "@artifact-kit/core";
 import { AdapterService } from "@artifact-kit/core/adapter";
 import {
   ObjectStoreBackend,
   type ObjectStoreDialect,
   objectStoreCapabilities,
+  type RepairOptions,
+  type RepairReport,
 } from "@artifact-kit/object-store";
 import { GcsBucket } from "./bucket-client.js";
 import { type GcsArtifactServiceOptions, resolveGcsConfig } from "./config.js";
@@ -28,12 +31,23 @@ export const GCS_DIALECT: ObjectStoreDialect = Object.freeze({
  * (the protocol of `@artifact-kit/object-store`).
  */
 export class GcsArtifactService extends AdapterService {
+  readonly #backend: ObjectStoreBackend;
+
   constructor(options: GcsArtifactServiceOptions) {
     const config = resolveGcsConfig(options);
     const bucket = new GcsBucket(config.bucket, config.maxConcurrency);
-    super(
-      new ObjectStoreBackend({ ...config, bucket, dialect: GCS_DIALECT }),
-      objectStoreCapabilities(config),
-    );
+    const backend = new ObjectStoreBackend({ ...config, bucket, dialect: GCS_DIALECT });
+    super(backend, objectStoreCapabilities(config));
+    this.#backend = backend;
+  }
+
+  /**
+   * Removes the staging objects of streamed uploads that died before publication (older
+   * than `olderThanMs`, default 24 h). GCS lists no open resumable sessions: those expire on
+   * their own, so `abortedUploads` is always 0 here.
+   */
+  async repair(options?: RepairOptions): Promise<RepairReport> {
+    if (this.closed) throw closedError();
+    return this.#backend.repair(options);
   }
 }

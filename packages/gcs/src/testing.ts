@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { ArtifactMeta } from "@artifact-kit/core";
-import type {
-  ArtifactServiceConformanceOptions,
-  ServiceSubject,
+import {
+  type ArtifactServiceConformanceOptions,
+  repairFromAnotherInstance,
+  type ServiceSubject,
 } from "@artifact-kit/core/conformance";
 import type { Bucket } from "@google-cloud/storage";
 import type { GcsArtifactServiceBounds } from "./config.js";
@@ -38,7 +39,8 @@ async function corruptObject(bucket: Bucket, prefix: string, meta: ArtifactMeta,
  * bucket that `openBucket` opens; reopen and openAnother are a new service through a new
  * `openBucket()` (a new client, as another host would be; openAnother while the first stays
  * open); openNeighbour a service on a prefix nested in this one's own folders (the hardest
- * neighbour to keep apart); corrupt damages the published object in place.
+ * neighbour to keep apart); maintain runs repair() from another instance; corrupt damages
+ * the published object in place.
  */
 export function gcsSubjects(
   openBucket: () => Bucket,
@@ -52,6 +54,7 @@ export function gcsSubjects(
       openAnother: async () => open(),
       openNeighbour: async () =>
         new GcsArtifactService({ bucket: openBucket(), prefix: `${prefix}/c` }),
+      maintain: repairFromAnotherInstance(open),
       corrupt: (meta, offset) => corruptObject(openBucket(), prefix, meta, offset),
     };
   };

@@ -136,6 +136,28 @@ describe("GcsArtifactService on the emulator", () => {
     expect(proxy.maxInFlight).toBe(2);
   });
 
+  it("repair removes orphaned staging objects past their age, and nothing else", async () => {
+    await service.put(scope, "kept", bytes("kept"));
+    // What an upload that died between staging and publication leaves.
+    const orphan = bucket.file("artifacts/u/dead-upload/data");
+    await orphan.save(Buffer.from("staged"), { resumable: false });
+    expect(await service.repair()).toEqual({ abortedUploads: 0, removedStaging: 0 });
+    // Wait on the clock passing the object's own time, not on a fixed sleep.
+    const [{ updated }] = await orphan.getMetadata();
+    while (Date.now() <= Date.parse(String(updated)) + 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(await service.repair({ olderThanMs: 1 })).toEqual({
+      abortedUploads: 0,
+      removedStaging: 1,
+    });
+    expect((await orphan.exists())[0]).toBe(false);
+    expect(new TextDecoder().decode((await service.get(scope, "kept")).data)).toBe("kept");
+    expect((await rejection(service.repair({ olderThanMs: 0 }))).code).toBe("invalid_argument");
+    await service.close();
+    expect((await rejection(service.repair())).code).toBe("closed");
+  });
+
   it("rejects unknown and malformed configuration", () => {
     const bucket = storage.bucket("b");
     expect(() => new GcsArtifactService({ bucket, colour: "red" } as never)).toThrow(
