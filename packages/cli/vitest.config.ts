@@ -12,7 +12,9 @@ export default defineConfig({
       "../s3/test/support/global-setup.ts",
       "../azure/test/support/global-setup.ts",
     ],
-    testTimeout: 60_000,
+    // Limits for hangs, not speed: a test spawns the CLI several times, and each spawn loads
+    // Node and the backend's SDK, which on a loaded shared machine takes seconds.
+    testTimeout: 300_000,
     hookTimeout: 600_000,
   },
 });

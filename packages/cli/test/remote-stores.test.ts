@@ -93,6 +93,41 @@ describe("artifact-kit on postgres://, s3:// and az:// stores", () => {
     });
   });
 
+  it("repairs an az:// store: orphaned staging past --min-age-ms goes, published versions stay", async () => {
+    const connectionString = azureConnectionString();
+    const container = BlobServiceClient.fromConnectionString(connectionString).getContainerClient(
+      `cli-${randomUUID()}`,
+    );
+    await container.create();
+    const env = { ...process.env, AZURE_STORAGE_CONNECTION_STRING: connectionString };
+    const store = ["--store", `az://${container.containerName}/team`];
+    await roundTrip(store, env);
+    // What an upload that died between staging and publication leaves under the prefix.
+    const orphan = container.getBlockBlobClient("team/u/dead-upload");
+    await orphan.upload("staged", 6);
+    const { lastModified } = await orphan.getProperties();
+    await withTempDir(async (cwd) => {
+      const young = await cliJson(["repair", ...store], { cwd, env });
+      expect(young).toMatchObject({ code: 0, body: { abortedUploads: 0, removedStaging: 0 } });
+      // Wait on the clock passing the blob's own time, not on a fixed sleep.
+      while (Date.now() <= (lastModified?.getTime() ?? 0) + 1) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const text = await cli(["repair", "--min-age-ms", "1", ...store], { cwd, env });
+      expect([text.code, text.stdout.trim()]).toEqual([
+        0,
+        "repair: abortedUploads 0, removedStaging 1",
+      ]);
+      expect(await orphan.exists()).toBe(false);
+      const scope = ["--app", "agent", "--user", "u1"];
+      const kept = await cli(["get", "notes/a.txt", "-o", "-", ...store, ...scope], { cwd, env });
+      expect([kept.code, kept.stdout]).toEqual([0, "hello"]);
+      const refused = await cli(["repair", "--min-age-ms", "0", ...store], { cwd, env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("olderThanMs");
+    });
+  });
+
   it("an az:// store without a connection string is refused as invalid_argument, naming it", async () => {
     const env = { ...process.env, AZURE_STORAGE_CONNECTION_STRING: "" };
     await withTempDir(async (cwd) => {

@@ -2,10 +2,11 @@ import { invalidArgument } from "@artifact-kit/core";
 import { FsArtifactService, type RepairReport } from "@artifact-kit/fs";
 import type { Command } from "commander";
 import { EXIT_CODES } from "../exit-codes.js";
+import { type GlobalOptions, storeLocation } from "../globals.js";
 import { action, emit } from "../output.js";
 import { parseCount, parseMilliseconds } from "../parse-count.js";
 import { startProgress } from "../progress.js";
-import { parseStoreUri } from "../store.js";
+import { openStore, parseStoreUri } from "../store.js";
 
 interface RepairOptions {
   minAgeMs?: string;
@@ -72,17 +73,49 @@ async function repairInBatches(
   };
 }
 
+/** What the object-store and postgres adapters' `repair()` take and answer. */
+interface RepairableStore {
+  repair(options?: { olderThanMs?: number }): Promise<Readonly<Record<string, number>>>;
+}
+
+function isRepairable(service: object): service is RepairableStore {
+  return typeof (service as Partial<RepairableStore>).repair === "function";
+}
+
+/**
+ * s3, gcs, azure and postgres: one `repair()` call, which removes abandoned uploads (and
+ * their staging) older than `minAgeMs` (default: the adapter's own) and never touches
+ * published versions. Its report's counts are printed as they come.
+ */
+async function repairRemote(
+  globals: GlobalOptions,
+  minAgeMs: number | undefined,
+): Promise<Readonly<Record<string, number>>> {
+  const location = storeLocation(globals);
+  const service = await openStore(location, {
+    ...(globals.gcsEndpoint === undefined ? {} : { gcsEndpoint: globals.gcsEndpoint }),
+  });
+  try {
+    if (!isRepairable(service)) {
+      throw invalidArgument("store", `${location.kind}: stores have nothing to repair`);
+    }
+    return await service.repair(minAgeMs === undefined ? {} : { olderThanMs: minAgeMs });
+  } finally {
+    await service.close();
+  }
+}
+
 export function registerRepair(program: Command): void {
   program
     .command("repair")
     .description(
-      "fs stores: remove staging leftovers and unpublished payloads, and report corrupt artifacts",
+      "remove what crashed writers left: fs staging leftovers and unpublished payloads (and report corrupt artifacts); abandoned uploads on s3, gcs, azure and postgres",
     )
     .option(
       "--min-age-ms <ms>",
-      "only remove leftovers at least this old (default: the store's recoveryGraceMs, 5 minutes)",
+      "only remove leftovers at least this old (default: fs recoveryGraceMs, 5 minutes; s3, gcs, azure 24 h; postgres uploadLeaseMs)",
     )
-    .option("--batch <n>", "most files removed per pass", "1000")
+    .option("--batch <n>", "fs: most files removed per pass", "1000")
     .action(
       action<[], RepairOptions>(async (options) => {
         const batch = parseCount(options.batch, "batch");
@@ -91,8 +124,12 @@ export function registerRepair(program: Command): void {
             ? undefined
             : parseMilliseconds(options.minAgeMs, "minAgeMs");
         const location = parseStoreUri(options.store);
-        if (location.kind !== "fs")
-          throw invalidArgument("store", "repair applies to fs: stores only");
+        if (location.kind !== "fs") {
+          const report = await repairRemote(options, minAgeMs);
+          const counts = Object.entries(report).map(([what, count]) => `${what} ${count}`);
+          emit(options, report, [`repair: ${counts.join(", ")}`]);
+          return EXIT_CODES.ok;
+        }
         const service = await FsArtifactService.open({ root: location.root });
         let summary: RepairSummary;
         try {
