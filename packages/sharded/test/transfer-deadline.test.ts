@@ -4,26 +4,34 @@ import { ShardedArtifactService } from "../src/index.js";
 import { appScope, bytes, ScriptedShards } from "./fixtures.js";
 
 // A transfer's own deadline frees its worker even if nobody calls it again (the router kit,
-// src/conformance, has the other ways a transfer ends). Deadlines run on real time here: the
-// test waits a few multiples of a short deadline, to show that the router lets go by itself.
-const DEADLINE_MS = 25;
-const pastDeadline = () => new Promise((resolve) => setTimeout(resolve, DEADLINE_MS * 3));
+// src/conformance, has the other ways a transfer ends). The deadline is the caller's signal,
+// fired by the test with the TimeoutError that AbortSignal.timeout() fires with (the router
+// watches one signal for both), so that opening and feeding the transfer can never race it
+// on a slow machine. The router lets go on the abort event itself, within a few turns of the
+// event loop (no I/O: the workers are in memory), not on a later call.
+const timedOut = () => new DOMException("the caller's deadline passed", "TimeoutError");
+const turns = async (count: number) => {
+  for (let turn = 0; turn < count; turn += 1) await new Promise(setImmediate);
+};
 
 describe("a transfer left untouched past its deadline", () => {
-  const abandoned: [string, (service: ShardedArtifactService) => Promise<unknown>][] = [
+  const abandoned: [
+    string,
+    (service: ShardedArtifactService, signal: AbortSignal) => Promise<unknown>,
+  ][] = [
     [
       "an upload",
-      async (service) => {
-        const sink = await service.openUpload(appScope("a"), "x", { timeoutMs: DEADLINE_MS });
+      async (service, signal) => {
+        const sink = await service.openUpload(appScope("a"), "x", { signal });
         await sink.write(bytes("left behind"));
         return sink;
       },
     ],
     [
       "a download",
-      async (service) => {
+      async (service, signal) => {
         await service.put(appScope("a"), "y", bytes("abc"));
-        return service.openDownload(appScope("a"), "y", { timeoutMs: DEADLINE_MS });
+        return service.openDownload(appScope("a"), "y", { signal });
       },
     ],
   ];
@@ -31,8 +39,11 @@ describe("a transfer left untouched past its deadline", () => {
     it(`lets the worker go when ${what} left untouched passes its deadline`, async () => {
       const shards = new ScriptedShards("durable", "native");
       const service = new ShardedArtifactService(shards, { maxActiveScopes: 1 });
-      const transfer = await open(service);
-      await pastDeadline();
+      const deadline = new AbortController();
+      const transfer = await open(service, deadline.signal);
+      expect(shards.workers[0]?.closed).toBe(false);
+      deadline.abort(timedOut());
+      await turns(10);
       await expect(service.put(appScope("b"), "x", bytes("b"))).resolves.toMatchObject({
         version: 1,
       });
