@@ -190,9 +190,7 @@ describe("CORS and methods", () => {
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get("access-control-allow-origin")).toBe(origin);
-      expect(preflight.headers.get("access-control-allow-methods")).toBe(
-        "GET, PUT, POST, DELETE",
-      );
+      expect(preflight.headers.get("access-control-allow-methods")).toBe("GET, PUT, POST, DELETE");
       expect(preflight.headers.get("access-control-allow-headers")).toBe(
         "authorization, content-type, x-artifact-metadata, x-csrf-token",
       );
