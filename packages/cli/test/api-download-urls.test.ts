@@ -1,70 +1,22 @@
-import {
-  type ArtifactDownloadUrls,
-  type ArtifactService,
-  type Capabilities,
-  type DownloadUrlOptions,
-  type Scope,
-  validateDownloadUrlRequest,
-} from "@artifact-kit/core";
+import type { ArtifactService, Scope } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signLink } from "../src/api/links.js";
 import { type DeveloperApi, startDeveloperApi } from "../src/index.js";
+import { MAX_URL_SECONDS, type UrlBackend, withDownloadUrls } from "./support/download-urls.js";
 
-// Serve's links through a store that makes download URLs of its own (createDownloadUrl).
-// No adapter of this repository offers it yet (the object stores keep a manifest inside
-// each object, see the core README), so the store here is the memory store with a URL
-// maker whose URLs are real: links signed by a second server over the same store, with a
-// secret serve does not know. They download the exact bytes and refuse any alteration.
+// Serve's links through a store that makes download URLs of its own (createDownloadUrl):
+// the store's URL when it has one, serve's own link otherwise, and never a URL that does
+// not answer what was asked.
 
 const TOKEN = "urls-token-0123456789abcdef";
-const BACKEND_SECRET = "backend-secret-0123456789abcdef-012345";
-const MAX_URL_SECONDS = 3600;
 const auth = { authorization: `Bearer ${TOKEN}` };
 const scope: Scope = { kind: "user", app: "urls", user: "ana" };
 const base = "/v1/apps/urls/users/ana/names/report.txt";
 
 let memory: MemoryArtifactService;
 /** The server whose signed links stand for the backend's own URLs. */
-let backend: DeveloperApi;
-const asked: DownloadUrlOptions[] = [];
-
-/** `store` with createDownloadUrl declared and implemented by `make`. */
-function withDownloadUrls(
-  store: ArtifactService,
-  make: ArtifactDownloadUrls["createDownloadUrl"],
-): ArtifactService & ArtifactDownloadUrls {
-  const capabilities: Capabilities = {
-    ...store.capabilities(),
-    downloadUrls: { maxExpiresInSeconds: MAX_URL_SECONDS },
-  };
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === "capabilities") return () => capabilities;
-      if (property === "createDownloadUrl") return make;
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  }) as ArtifactService & ArtifactDownloadUrls;
-}
-
-/** A URL maker as an adapter writes one: validated input, the version checked to exist. */
-function backendUrls(versionShift = 0): ArtifactDownloadUrls["createDownloadUrl"] {
-  return async (scope, name, options) => {
-    const request = validateDownloadUrlRequest(
-      { ...memory.capabilities(), downloadUrls: { maxExpiresInSeconds: MAX_URL_SECONDS } },
-      scope,
-      name,
-      options,
-    );
-    asked.push(options);
-    const meta = await memory.head(request.scope, request.name, { version: request.version });
-    const expiresAt = Date.now() + request.expiresInSeconds * 1000;
-    const version = meta.version + versionShift;
-    const token = signLink(BACKEND_SECRET, { scope, name, version, expiresAt });
-    return { url: `${backend.url}/links/${token}`, version, expiresAt };
-  };
-}
+let backendApi: DeveloperApi;
+let backend: UrlBackend;
 
 async function withServe<T>(service: ArtifactService, work: (url: string) => Promise<T>) {
   const api = await startDeveloperApi({ service, token: TOKEN });
@@ -86,22 +38,24 @@ beforeAll(async () => {
   memory = new MemoryArtifactService();
   await memory.put(scope, "report.txt", new TextEncoder().encode("first"));
   await memory.put(scope, "report.txt", new TextEncoder().encode("second, the latest"));
-  backend = await startDeveloperApi({
+  const secret = "backend-secret-0123456789abcdef-012345";
+  backendApi = await startDeveloperApi({
     service: memory,
     token: "backend-token-0123456789abcdef",
-    linkSecret: BACKEND_SECRET,
+    linkSecret: secret,
   });
+  backend = { url: backendApi.url, secret, asked: [] };
 });
 afterAll(async () => {
-  await backend?.close();
+  await backendApi?.close();
   await memory?.close();
 });
 
 describe("links through the store's own download URLs", () => {
   it("hands out the store's URL for the exact version, which serves its bytes", async () => {
-    asked.length = 0;
+    backend.asked.length = 0;
     const before = Date.now();
-    const made = await withServe(withDownloadUrls(memory, backendUrls()), async (url) => {
+    const made = await withServe(withDownloadUrls(memory, backend), async (url) => {
       const response = await makeLink(url, 600);
       expect(response.status).toBe(200);
       return (await response.json()) as { signedBy: string; url: string; expiresAt: number };
@@ -110,8 +64,8 @@ describe("links through the store's own download URLs", () => {
     expect(made.url.startsWith(`${backend.url}/links/`)).toBe(true);
     expect(made.expiresAt).toBeGreaterThanOrEqual(before + 600_000);
     // "latest" was resolved by serve before the store was asked: the URL cannot drift.
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ version: 2, expiresInSeconds: 600 });
+    expect(backend.asked).toHaveLength(1);
+    expect(backend.asked[0]).toMatchObject({ version: 2, expiresInSeconds: 600 });
     const download = await fetch(made.url);
     expect(download.status).toBe(200);
     expect(await download.text()).toBe("second, the latest");
@@ -121,14 +75,14 @@ describe("links through the store's own download URLs", () => {
   });
 
   it("signs its own link when the expiry is past the store's bound", async () => {
-    asked.length = 0;
-    const made = await withServe(withDownloadUrls(memory, backendUrls()), async (url) => {
+    backend.asked.length = 0;
+    const made = await withServe(withDownloadUrls(memory, backend), async (url) => {
       const response = await makeLink(url, MAX_URL_SECONDS + 1);
       return (await response.json()) as { signedBy: string; path: string };
     });
     expect(made.signedBy).toBe("serve");
     expect(made.path.startsWith("/links/")).toBe(true);
-    expect(asked).toHaveLength(0);
+    expect(backend.asked).toHaveLength(0);
   });
 
   it("signs its own link over a store without the capability", async () => {
@@ -137,7 +91,7 @@ describe("links through the store's own download URLs", () => {
   });
 
   it("never hands on a URL for another version than was asked", async () => {
-    const refused = await withServe(withDownloadUrls(memory, backendUrls(-1)), async (url) => {
+    const refused = await withServe(withDownloadUrls(memory, backend, -1), async (url) => {
       const response = await makeLink(url, 60);
       return { status: response.status, body: await response.text() };
     });
@@ -147,8 +101,8 @@ describe("links through the store's own download URLs", () => {
   });
 
   it("asks the store nothing for a caller the resource provider refuses", async () => {
-    asked.length = 0;
-    const service = withDownloadUrls(memory, backendUrls());
+    backend.asked.length = 0;
+    const service = withDownloadUrls(memory, backend);
     const api = await startDeveloperApi({
       service,
       token: TOKEN,
@@ -159,6 +113,6 @@ describe("links through the store's own download URLs", () => {
     } finally {
       await api.close();
     }
-    expect(asked).toHaveLength(0);
+    expect(backend.asked).toHaveLength(0);
   });
 });
