@@ -1,8 +1,13 @@
 import type { ArtifactService, Scope } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DeveloperApi, startDeveloperApi } from "../src/index.js";
-import { MAX_URL_SECONDS, type UrlBackend, withDownloadUrls } from "./support/download-urls.js";
+import { startDeveloperApi } from "../src/index.js";
+import {
+  MAX_URL_SECONDS,
+  startUrlBackend,
+  type UrlBackend,
+  withDownloadUrls,
+} from "./support/download-urls.js";
 
 // Serve's links through a store that makes download URLs of its own (createDownloadUrl):
 // the store's URL when it has one, serve's own link otherwise, and never a URL that does
@@ -14,8 +19,6 @@ const scope: Scope = { kind: "user", app: "urls", user: "ana" };
 const base = "/v1/apps/urls/users/ana/names/report.txt";
 
 let memory: MemoryArtifactService;
-/** The server whose signed links stand for the backend's own URLs. */
-let backendApi: DeveloperApi;
 let backend: UrlBackend;
 
 async function withServe<T>(service: ArtifactService, work: (url: string) => Promise<T>) {
@@ -38,16 +41,10 @@ beforeAll(async () => {
   memory = new MemoryArtifactService();
   await memory.put(scope, "report.txt", new TextEncoder().encode("first"));
   await memory.put(scope, "report.txt", new TextEncoder().encode("second, the latest"));
-  const secret = "backend-secret-0123456789abcdef-012345";
-  backendApi = await startDeveloperApi({
-    service: memory,
-    token: "backend-token-0123456789abcdef",
-    linkSecret: secret,
-  });
-  backend = { url: backendApi.url, secret, asked: [] };
+  backend = await startUrlBackend(memory);
 });
 afterAll(async () => {
-  await backendApi?.close();
+  await backend?.close();
   await memory?.close();
 });
 

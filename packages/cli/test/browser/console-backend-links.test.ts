@@ -1,8 +1,7 @@
 import type { Scope } from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DeveloperApi, startDeveloperApi } from "../../src/index.js";
-import { type UrlBackend, withDownloadUrls } from "../support/download-urls.js";
+import { startUrlBackend, type UrlBackend, withDownloadUrls } from "../support/download-urls.js";
 import {
   BROWSER_TEST_TIMEOUT_MS,
   type ConsoleFixture,
@@ -17,7 +16,6 @@ import {
 
 const scope: Scope = { kind: "app", app: "links" };
 let memory: MemoryArtifactService;
-let backendApi: DeveloperApi;
 let backend: UrlBackend;
 let fixture: ConsoleFixture;
 
@@ -25,19 +23,13 @@ beforeAll(async () => {
   memory = new MemoryArtifactService();
   await memory.put(scope, "plan.txt", new TextEncoder().encode("draft"));
   await memory.put(scope, "plan.txt", new TextEncoder().encode("final plan"));
-  const secret = "backend-secret-0123456789abcdef-abcdef";
-  backendApi = await startDeveloperApi({
-    service: memory,
-    token: "backend-token-0123456789abcdef",
-    linkSecret: secret,
-  });
-  backend = { url: backendApi.url, secret, asked: [] };
+  backend = await startUrlBackend(memory);
   fixture = await startConsole(withDownloadUrls(memory, backend));
   await openScope(fixture.page, scope);
 });
 afterAll(async () => {
   await fixture?.stop();
-  await backendApi?.close();
+  await backend?.close();
   await memory?.close();
 });
 

@@ -6,6 +6,7 @@ import {
   validateDownloadUrlRequest,
 } from "@artifact-kit/core";
 import { signLink } from "../../src/api/links.js";
+import { startDeveloperApi } from "../../src/index.js";
 
 // A store that makes download URLs of its own, for serve's tests. No adapter of this
 // repository offers createDownloadUrl (the object stores keep a manifest inside each
@@ -21,6 +22,18 @@ export interface UrlBackend {
   secret: string;
   /** Every request the store was asked, in order. */
   asked: DownloadUrlOptions[];
+  close(): Promise<void>;
+}
+
+/** The backend: a server over `store` whose links stand for the store's own URLs. */
+export async function startUrlBackend(store: ArtifactService): Promise<UrlBackend> {
+  const secret = "backend-secret-0123456789abcdef-012345";
+  const api = await startDeveloperApi({
+    service: store,
+    token: "backend-token-0123456789abcdef",
+    linkSecret: secret,
+  });
+  return { url: api.url, secret, asked: [], close: () => api.close() };
 }
 
 /** `store` with createDownloadUrl declared (MAX_URL_SECONDS) and served by `backend`. */
