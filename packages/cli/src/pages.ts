@@ -1,19 +1,23 @@
 import {
   type ArtifactService,
   type ArtifactTransfer,
+  checkDownloadUrlReply,
   checkNamePageReply,
   checkScopePageReply,
   checkVersionPageReply,
+  hasDownloadUrls,
   hasTransfer,
   type ListNamesOptions,
   type ListScopesOptions,
   type ListVersionsOptions,
+  validateDownloadUrlRequest,
 } from "@artifact-kit/core";
 
 /**
  * The service with its listings checked as they arrive: a record for another scope or
  * name, or a malformed page, is invalid_service_reply and is never passed on under the
- * scope that was asked for. Everything else, transfer included, is the service itself.
+ * scope that was asked for; so is a download URL for another version or a later expiry.
+ * Everything else, transfer included, is the service itself.
  */
 export function withCheckedListings(service: ArtifactService): ArtifactService {
   const limitOf = (options: { limit?: number } | undefined) =>
@@ -42,6 +46,21 @@ export function withCheckedListings(service: ArtifactService): ArtifactService {
         service.capabilities().pagination.maxPageLimit,
       ),
   };
+  if (hasDownloadUrls(service)) {
+    // A URL for another version, or one that outlives what was asked, is never handed on.
+    Object.assign(checked, {
+      createDownloadUrl: async (scope: unknown, name: unknown, options: unknown) => {
+        const asked = validateDownloadUrlRequest(service.capabilities(), scope, name, options);
+        const now = Date.now();
+        const reply = await service.createDownloadUrl(asked.scope, asked.name, {
+          ...asked.options,
+          version: asked.version,
+          expiresInSeconds: asked.expiresInSeconds,
+        });
+        return checkDownloadUrlReply(reply, asked, now);
+      },
+    });
+  }
   if (!hasTransfer(service)) return checked;
   const transfer: ArtifactTransfer = {
     openUpload: (scope, name, options) => service.openUpload(scope, name, options),

@@ -190,13 +190,16 @@ describe("CORS and methods", () => {
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get("access-control-allow-origin")).toBe(origin);
-      expect(preflight.headers.get("access-control-allow-methods")).toBe("GET, DELETE");
+      expect(preflight.headers.get("access-control-allow-methods")).toBe("GET, PUT, POST, DELETE");
       expect(preflight.headers.get("access-control-allow-headers")).toBe(
-        "authorization, content-type",
+        "authorization, content-type, x-artifact-metadata, x-csrf-token",
       );
+      // No credentials across origins: a session cookie never rides a cross-origin call.
+      expect(preflight.headers.get("access-control-allow-credentials")).toBeNull();
       const read = await fetch(`${url}/v1/apps/policy/names`, { headers: { ...auth, origin } });
       expect(read.headers.get("access-control-allow-origin")).toBe(origin);
       expect(read.headers.get("vary")).toBe("Origin");
+      expect(read.headers.get("access-control-expose-headers")).toContain("content-range");
 
       const other = "https://evil.example";
       const refused = await fetch(`${url}/v1/apps/policy/names`, {

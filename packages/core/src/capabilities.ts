@@ -1,11 +1,13 @@
 import { VALIDATION_LIMITS } from "./limits.js";
 import type {
   Capabilities,
+  DownloadUrlCapabilities,
   QuotaReport,
   RoutingCapabilities,
   ScopeKind,
   TransferCapabilities,
 } from "./types.js";
+import { validatePositiveInteger } from "./validate.js";
 
 export interface CapabilitiesInput {
   durability: Capabilities["durability"];
@@ -15,6 +17,7 @@ export interface CapabilitiesInput {
   scopes?: readonly ScopeKind[];
   transfer?: TransferCapabilities;
   routing?: RoutingCapabilities;
+  downloadUrls?: DownloadUrlCapabilities;
 }
 
 const ALL_SCOPE_KINDS: readonly ScopeKind[] = Object.freeze(["app", "user", "session"]);
@@ -37,5 +40,15 @@ export function defineCapabilities(input: CapabilitiesInput): Capabilities {
     }),
     ...(input.transfer ? { transfer: Object.freeze({ ...input.transfer }) } : {}),
     ...(input.routing ? { routing: Object.freeze({ ...input.routing }) } : {}),
+    ...(input.downloadUrls
+      ? {
+          downloadUrls: Object.freeze({
+            maxExpiresInSeconds: validatePositiveInteger(
+              input.downloadUrls.maxExpiresInSeconds,
+              "downloadUrls.maxExpiresInSeconds",
+            ),
+          }),
+        }
+      : {}),
   });
 }

@@ -13,6 +13,7 @@ export {
 } from "./bind.js";
 export { type CapabilitiesInput, defineCapabilities } from "./capabilities.js";
 export { Deadline, parseTimeoutMs } from "./deadline.js";
+export * from "./download-url.js";
 export * from "./errors.js";
 export * from "./limits.js";
 export { compareUtf8 } from "./order.js";

@@ -171,6 +171,12 @@ export interface RoutingCapabilities {
   readonly transferIdleTimeoutMs: number;
 }
 
+/** Declared by an adapter that implements createDownloadUrl (see ArtifactDownloadUrls). */
+export interface DownloadUrlCapabilities {
+  /** The longest expiry a download URL may be given, in seconds. */
+  readonly maxExpiresInSeconds: number;
+}
+
 export interface Capabilities {
   readonly apiVersion: 1;
   readonly immutableVersions: true;
@@ -181,6 +187,8 @@ export interface Capabilities {
   readonly quotas: QuotaReport;
   readonly transfer?: TransferCapabilities;
   readonly routing?: RoutingCapabilities;
+  /** Present when the adapter makes download URLs of its own (createDownloadUrl). */
+  readonly downloadUrls?: DownloadUrlCapabilities;
 }
 
 export interface ArtifactService {

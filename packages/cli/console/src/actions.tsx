@@ -20,13 +20,14 @@ export function VersionActions(props: {
   const [error, setError] = useState<string | undefined>();
   const shown = visible(name);
 
+  // The store's own URL when it makes them (signedBy "backend"), else serve's signed path.
   const makeLink = async () => {
-    const { path } = await call<{ path: string; expiresAt: number }>(
+    const made = await call<{ url?: string; path?: string; expiresAt: number }>(
       "POST",
       `${namePath(scope, name)}/versions/${version}/link`,
       { body: { expiresInSeconds: 3600 } },
     );
-    setLink(`${location.origin}${path}`);
+    setLink(made.url ?? `${location.origin}${made.path ?? ""}`);
   };
 
   const remove = async (target: Target) => {

@@ -27,13 +27,18 @@ export function Preview({ scope, name, version }: PreviewProps) {
       // No allow-scripts, no allow-same-origin: the document runs nothing and owns no origin.
       return <iframe class="preview-frame" sandbox="" src={src} title="sandboxed preview" />;
     case "pdf":
+      // The browser's own viewer, which Chromium refuses to run in a sandboxed frame (it
+      // shows a broken-plugin page instead). The viewer renders the bytes in its own
+      // extension origin, PDF scripts run in the PDF engine, never as this page, and the
+      // bytes come with nosniff and `default-src 'none'` (see contentHeaders on the server).
       return <iframe class="preview-frame" src={src} title="PDF preview" />;
     case "audio":
+      // Media elements read the content route with byte ranges, as far as they need.
       // biome-ignore lint/a11y/useMediaCaption: an artifact has no captions to offer
-      return <audio controls src={src} />;
+      return <audio class="preview-audio" controls preload="metadata" src={src} />;
     case "video":
       // biome-ignore lint/a11y/useMediaCaption: an artifact has no captions to offer
-      return <video class="preview-video" controls src={src} />;
+      return <video class="preview-video" controls preload="metadata" src={src} />;
     case "none":
       return <p class="hint">No preview for {version.mimeType}; download it instead.</p>;
     default:

@@ -1,8 +1,21 @@
 import { invalidArgument } from "@artifact-kit/core";
+import { METADATA_HEADER } from "./bytes.js";
+import { CSRF_HEADER } from "./sessions.js";
 
-/** The methods and request headers the API takes, as a preflight answers them. */
-const API_METHODS = "GET, DELETE";
-const API_REQUEST_HEADERS = "authorization, content-type";
+/**
+ * The methods and request headers the API takes, as a preflight answers them: reads and
+ * deletions, uploads (PUT with the artifact's type and metadata header) and links (POST).
+ * The CSRF header is listed because the console sends it on every change; it only counts
+ * with a session cookie, which a cross-origin caller never gets to use: no answer says
+ * Allow-Credentials, so such a caller authenticates with the bearer token.
+ */
+const API_METHODS = "GET, PUT, POST, DELETE";
+const API_REQUEST_HEADERS = `authorization, content-type, ${METADATA_HEADER}, ${CSRF_HEADER}`;
+/**
+ * Answer headers a cross-origin script may read beyond the safelisted ones: what a download
+ * says of its bytes, and a 405's Allow.
+ */
+const EXPOSED_HEADERS = "content-disposition, content-range, accept-ranges, etag, allow";
 const PREFLIGHT_MAX_AGE_SECONDS = "600";
 
 /**
@@ -48,7 +61,11 @@ export class CorsPolicy {
     const origin = this.allowedOrigin(requestOrigin);
     return origin === undefined
       ? { vary: "Origin" }
-      : { "access-control-allow-origin": origin, vary: "Origin" };
+      : {
+          "access-control-allow-origin": origin,
+          "access-control-expose-headers": EXPOSED_HEADERS,
+          vary: "Origin",
+        };
   }
 
   /** Headers for a preflight from an allowed origin. */

@@ -4,8 +4,10 @@ import {
   type ArtifactService,
   capabilityDenied,
   type Deadline,
+  hasDownloadUrls,
   invalidArgument,
   isArtifactError,
+  type RequestOptions,
   type Scope,
   unavailable,
   validateOptionKeys,
@@ -140,9 +142,7 @@ export async function handle(
           ...within(),
           version: route.version,
         });
-        const expiresAt = Date.now() + seconds * 1000;
-        const claims = { scope: route.scope, name: route.name, version: meta.version, expiresAt };
-        return { path: `${LINKS_PATH}${signLink(context.linkSecret, claims)}`, expiresAt };
+        return createLink(context, route.scope, route.name, meta.version, seconds, within());
       });
     }
     case "deleteVersions":
@@ -171,6 +171,33 @@ export async function handle(
       });
     }
   }
+}
+
+/**
+ * The backend's own URL when the store makes them and the expiry is within its bound (the
+ * bytes then flow from the backend, not through serve); else a link serve signs itself.
+ */
+async function createLink(
+  context: HandlerContext,
+  scope: Scope,
+  name: string,
+  version: number,
+  seconds: number,
+  options: RequestOptions,
+): Promise<{ signedBy: "backend" | "serve"; url?: string; path?: string; expiresAt: number }> {
+  const { service } = context;
+  const bound = service.capabilities().downloadUrls?.maxExpiresInSeconds ?? 0;
+  if (hasDownloadUrls(service) && seconds <= bound) {
+    const made = await service.createDownloadUrl(scope, name, {
+      ...options,
+      version,
+      expiresInSeconds: seconds,
+    });
+    return { signedBy: "backend", url: made.url, expiresAt: made.expiresAt };
+  }
+  const expiresAt = Date.now() + seconds * 1000;
+  const path = `${LINKS_PATH}${signLink(context.linkSecret, { scope, name, version, expiresAt })}`;
+  return { signedBy: "serve", path, expiresAt };
 }
 
 /** The delete body must be exactly `{"confirm": "<the token GET on the scope gave>"}`. */
