@@ -1,6 +1,6 @@
 import { KitStore } from "../kit-store.js";
 import type { StoreUnderTest } from "../store.js";
-import type { Comparison, Suite } from "../suite.js";
+import { compare, type Suite } from "../suite.js";
 import { KiB, payload } from "../workloads.js";
 import type { BenchBucket } from "./bucket.js";
 import { CountingProxy } from "./counting-proxy.js";
@@ -23,20 +23,8 @@ export interface ObjectStoreBackend {
   peer?(via: string): { readonly label: string; readonly store: StoreUnderTest };
 }
 
-const VS_FLOOR: Comparison = {
-  id: "vsFloor",
-  label: "ours/floor time",
-  subject: "ours",
-  baseline: "floor",
-  metric: "time",
-};
-const VS_PEER: Comparison = {
-  id: "vsPeer",
-  label: "ours/peer ops/s",
-  subject: "ours",
-  baseline: "peer",
-  metric: "throughput",
-};
+const VS_FLOOR = compare("vsFloor", "ours/floor time", "ours", "floor", "time");
+const VS_PEER = compare("vsPeer", "ours/peer ops/s", "ours", "peer", "throughput");
 
 /**
  * An object-store adapter beside raw SDK calls on the same server (and a peer, where there is
