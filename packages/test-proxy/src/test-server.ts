@@ -51,6 +51,18 @@ export async function startTestServer(
   }
 }
 
+/**
+ * A vitest global setup (its default export) for one test server: provides the server's
+ * value under `key`, and returns the teardown that stops what it started.
+ */
+export function testServerSetup<K extends string>(key: K, options: TestServerOptions) {
+  return async (project: { provide(key: K, value: string): void }) => {
+    const server = await startTestServer(options);
+    project.provide(key, server.value);
+    return server.stop;
+  };
+}
+
 async function expectAnswer(options: TestServerOptions, value: string): Promise<void> {
   try {
     await options.answers(value);
