@@ -3,7 +3,7 @@
 //   node effects-reconciler.mjs <url> <schema> <owner>
 // Prints the effects its handler was given and the pass's report as JSON.
 import pg from "pg";
-import { reconcileOnceWhenTold } from "../../../effects/test/fixtures/reconcile-once.mjs";
+import { reconcileOnceWhenTold } from "../../../effects/test/fixtures/reconciler-race.mjs";
 import { PostgresEffectJournal } from "../../dist/effects.js";
 import { PostgresArtifactService } from "../../dist/index.js";
 
