@@ -1,7 +1,7 @@
 import type { RunContent, RunStore } from "@artifact-kit/core";
 import { InMemoryRunStore } from "@artifact-kit/run-store";
 import type { Workload } from "./measure.js";
-import type { Row, Suite } from "./suite.js";
+import { compare, type Row, type Suite } from "./suite.js";
 import { KiB } from "./workloads.js";
 
 /** The two operations measured, as both sides offer them. */
@@ -110,15 +110,7 @@ export function runStoreSuite(): Suite {
       { id: "ours", label: "ours (InMemoryRunStore)" },
       { id: "floor", label: "floor (nested Map)" },
     ],
-    comparisons: [
-      {
-        id: "vsFloor",
-        label: "ours/floor ops/s",
-        subject: "ours",
-        baseline: "floor",
-        metric: "throughput",
-      },
-    ],
+    comparisons: [compare("vsFloor", "ours/floor ops/s", "ours", "floor", "throughput")],
     rows: [
       row("register 1 KiB text, new path", registerNewWorkload),
       row("register 1 KiB text, upsert", upsertWorkload),

@@ -20,6 +20,17 @@ export interface Comparison {
   readonly metric: "throughput" | "time" | "p99";
 }
 
+/** A comparison in one line: `id`, its label, and `subject` over `baseline` by `metric`. */
+export function compare(
+  id: string,
+  label: string,
+  subject: string,
+  baseline: string,
+  metric: Comparison["metric"],
+): Comparison {
+  return { id, label, subject, baseline, metric };
+}
+
 /** A goal from the issue on one comparison of one row. */
 export interface Target {
   readonly comparison: string;

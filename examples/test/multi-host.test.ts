@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
+import "./support/provided.js";
 
 // The built example (turbo builds before it tests), run as a user runs it.
 const example = fileURLToPath(new URL("../dist/multi-host.js", import.meta.url));

@@ -1,4 +1,6 @@
+import { AzureArtifactService } from "@artifact-kit/azure";
 import { BlobServiceClient, type ContainerClient } from "@azure/storage-blob";
+import type { BenchBucket } from "../object-store/bucket.js";
 
 /**
  * A client of `container` on the blob service that `connectionString` names (Azurite in CI),
@@ -29,4 +31,42 @@ export async function emptyContainer(container: ContainerClient): Promise<void> 
   for await (const page of container.listBlobsFlat().byPage({ maxPageSize: 500 })) {
     await Promise.all(page.segment.blobItems.map((blob) => container.deleteBlob(blob.name)));
   }
+}
+
+/**
+ * The container `name` of the service `connectionString` names, reached through `origin`:
+ * raw Put Blob, Get Blob and List Blobs.
+ */
+export function azureContainer(
+  connectionString: string,
+  origin: string,
+  name: string,
+): BenchBucket {
+  const container = benchContainer(connectionString, origin, name);
+  return {
+    empty: () => emptyContainer(container),
+    service: () => new AzureArtifactService({ container }),
+    put: (key, bytes) => container.getBlockBlobClient(key).upload(bytes, bytes.byteLength),
+    get: async (key) => {
+      // One Get Blob (downloadToBuffer would read the properties first).
+      const response = await container.getBlockBlobClient(key).download();
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.readableStreamBody as AsyncIterable<Uint8Array>) {
+        chunks.push(chunk);
+      }
+      return Buffer.concat(chunks);
+    },
+    list: async (prefix, max) =>
+      (
+        await container
+          .listBlobsFlat({ prefix })
+          .byPage({ maxPageSize: max ?? 5000 })
+          .next()
+      ).value,
+    names: async () => {
+      const names: string[] = [];
+      for await (const blob of container.listBlobsFlat()) names.push(blob.name);
+      return names;
+    },
+  };
 }

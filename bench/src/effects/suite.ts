@@ -2,7 +2,7 @@ import { openOurs } from "../fs/suite.js";
 import { KitStore } from "../kit-store.js";
 import { ScratchSpace } from "../scratch.js";
 import type { StoreUnderTest } from "../store.js";
-import type { Row, Suite } from "../suite.js";
+import { compare, type Row, type Suite } from "../suite.js";
 import { KiB, MiB, type PutBounds, payload, putWorkload } from "../workloads.js";
 import { JournaledFsStore } from "./journaled-store.js";
 
@@ -37,20 +37,8 @@ export function effectsSuite(): Suite {
       { id: "committed", label: "journaled put + commit" },
     ],
     comparisons: [
-      {
-        id: "journaledVsPlain",
-        label: "journaled/plain time",
-        subject: "journaled",
-        baseline: "plain",
-        metric: "time",
-      },
-      {
-        id: "committedVsPlain",
-        label: "journaled+commit/plain time",
-        subject: "committed",
-        baseline: "plain",
-        metric: "time",
-      },
+      compare("journaledVsPlain", "journaled/plain time", "journaled", "plain", "time"),
+      compare("committedVsPlain", "journaled+commit/plain time", "committed", "plain", "time"),
     ],
     rows: [put("4 KiB", 4 * KiB), put("1 MiB", MiB)],
     close: async () => {

@@ -4,7 +4,7 @@ import { AdkStore } from "../adk-store.js";
 import { KitStore } from "../kit-store.js";
 import { ScratchSpace } from "../scratch.js";
 import type { StoreUnderTest } from "../store.js";
-import type { Row, Suite } from "../suite.js";
+import { compare, type Row, type Suite } from "../suite.js";
 import { getLatestWorkload, KiB, MiB, type PutBounds, payload, putWorkload } from "../workloads.js";
 import { CacacheStore } from "./cacache-store.js";
 import { fanOutWorkload } from "./fan-out.js";
@@ -63,48 +63,12 @@ export function fsSuite(): Suite {
       { id: "cacache", label: "cacache (npm's cache, no fsync; reads verified)" },
     ],
     comparisons: [
-      {
-        id: "timeVsFloor",
-        label: "ours/floor time",
-        subject: "ours",
-        baseline: "floor",
-        metric: "time",
-      },
-      {
-        id: "rateVsFloor",
-        label: "ours/floor ops/s",
-        subject: "ours",
-        baseline: "floor",
-        metric: "throughput",
-      },
-      {
-        id: "vsCacache",
-        label: "ours/cacache ops/s",
-        subject: "ours",
-        baseline: "cacache",
-        metric: "throughput",
-      },
-      {
-        id: "vsPeer",
-        label: "ours/peer ops/s",
-        subject: "ours",
-        baseline: "peer",
-        metric: "throughput",
-      },
-      {
-        id: "processVsPeer",
-        label: '"process"/peer ops/s',
-        subject: "process",
-        baseline: "peer",
-        metric: "throughput",
-      },
-      {
-        id: "processVsCacache",
-        label: '"process"/cacache ops/s',
-        subject: "process",
-        baseline: "cacache",
-        metric: "throughput",
-      },
+      compare("timeVsFloor", "ours/floor time", "ours", "floor", "time"),
+      compare("rateVsFloor", "ours/floor ops/s", "ours", "floor", "throughput"),
+      compare("vsCacache", "ours/cacache ops/s", "ours", "cacache", "throughput"),
+      compare("vsPeer", "ours/peer ops/s", "ours", "peer", "throughput"),
+      compare("processVsPeer", '"process"/peer ops/s', "process", "peer", "throughput"),
+      compare("processVsCacache", '"process"/cacache ops/s', "process", "cacache", "throughput"),
     ],
     rows: [put("4 KiB", 4 * KiB), put("1 MiB", MiB), get("1 MiB", MiB), get("64 MiB", 64 * MiB)],
     close: async () => {
@@ -129,20 +93,8 @@ export function fsScopesSuite(): Suite {
       { id: "scopes", label: "16 scopes, 16 at once" },
     ],
     comparisons: [
-      {
-        id: "vsSerial",
-        label: "16 scopes / one at a time",
-        subject: "scopes",
-        baseline: "serial",
-        metric: "throughput",
-      },
-      {
-        id: "vsOneScope",
-        label: "16 scopes / 1 scope",
-        subject: "scopes",
-        baseline: "oneScope",
-        metric: "throughput",
-      },
+      compare("vsSerial", "16 scopes / one at a time", "scopes", "serial", "throughput"),
+      compare("vsOneScope", "16 scopes / 1 scope", "scopes", "oneScope", "throughput"),
     ],
     rows: [
       {

@@ -3,7 +3,7 @@ import { InMemoryArtifactService } from "@google/adk";
 import { AdkStore } from "../adk-store.js";
 import { KitStore } from "../kit-store.js";
 import type { StoreUnderTest } from "../store.js";
-import type { Row, Suite } from "../suite.js";
+import { compare, type Row, type Suite } from "../suite.js";
 import {
   getLatestWorkload,
   KiB,
@@ -64,27 +64,9 @@ export function memorySuite(): Suite {
       { id: "floor", label: "floor (Map + copy + SHA-256)" },
     ],
     comparisons: [
-      {
-        id: "vsPeer",
-        label: "ours/peer ops/s",
-        subject: "ours",
-        baseline: "peer",
-        metric: "throughput",
-      },
-      {
-        id: "vsPeerBytes",
-        label: "ours/peer+base64 ops/s",
-        subject: "ours",
-        baseline: "peerBytes",
-        metric: "throughput",
-      },
-      {
-        id: "vsFloor",
-        label: "ours/floor time",
-        subject: "ours",
-        baseline: "floor",
-        metric: "time",
-      },
+      compare("vsPeer", "ours/peer ops/s", "ours", "peer", "throughput"),
+      compare("vsPeerBytes", "ours/peer+base64 ops/s", "ours", "peerBytes", "throughput"),
+      compare("vsFloor", "ours/floor time", "ours", "floor", "time"),
     ],
     rows: [...putRows, ...getRows, listRow],
     close: async () => {

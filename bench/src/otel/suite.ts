@@ -5,7 +5,7 @@ import { withTelemetry } from "@artifact-kit/otel";
 import { BENCH_SCOPE } from "../kit-store.js";
 import type { Workload } from "../measure.js";
 import { ScratchSpace } from "../scratch.js";
-import type { Row, Suite, Target } from "../suite.js";
+import { compare, type Row, type Suite, type Target } from "../suite.js";
 import { KiB, payload } from "../workloads.js";
 import { realSdk } from "./sdk.js";
 
@@ -102,15 +102,7 @@ export function otelSuite(): Suite {
       { id: "plain", label: "adapter" },
       { id: "traced", label: "withTelemetry(adapter), real SDK" },
     ],
-    comparisons: [
-      {
-        id: "overhead",
-        label: "traced/plain time",
-        subject: "traced",
-        baseline: "plain",
-        metric: "time",
-      },
-    ],
+    comparisons: [compare("overhead", "traced/plain time", "traced", "plain", "time")],
     rows: [
       memoryRow(0),
       memoryRow(10_000),

@@ -4,7 +4,7 @@ import pg from "pg";
 import { KitStore } from "../kit-store.js";
 import type { Workload } from "../measure.js";
 import type { StoreUnderTest } from "../store.js";
-import type { Row, Suite } from "../suite.js";
+import { compare, type Row, type Suite } from "../suite.js";
 import { getLatestWorkload, KiB, MiB, type PutBounds, payload, putWorkload } from "../workloads.js";
 import { RawPostgresFloor } from "./floor.js";
 import { listNamesWorkload, rawListNamesWorkload, seedNames } from "./names.js";
@@ -97,20 +97,8 @@ export async function postgresSuite(databaseUrl: string): Promise<Suite> {
     title: "postgres",
     columns: COLUMNS,
     comparisons: [
-      {
-        id: "vsFloorTime",
-        label: "ours/floor time",
-        subject: "ours",
-        baseline: "floor",
-        metric: "time",
-      },
-      {
-        id: "vsFloorOps",
-        label: "ours/floor ops/s",
-        subject: "ours",
-        baseline: "floor",
-        metric: "throughput",
-      },
+      compare("vsFloorTime", "ours/floor time", "ours", "floor", "time"),
+      compare("vsFloorOps", "ours/floor ops/s", "ours", "floor", "throughput"),
     ],
     rows,
     minSamples: 10,

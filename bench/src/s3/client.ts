@@ -1,9 +1,13 @@
+import { S3ArtifactService } from "@artifact-kit/s3";
 import {
   CreateBucketCommand,
   DeleteObjectsCommand,
+  GetObjectCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
+import type { BenchBucket } from "../object-store/bucket.js";
 
 /** A client of an S3-compatible server at `endpoint` (moto in CI; credentials are unchecked). */
 export function benchClient(endpoint: string): S3Client {
@@ -29,4 +33,40 @@ export async function emptyBucket(client: S3Client, bucket: string): Promise<voi
     if (keys.length === 0) return;
     await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys } }));
   }
+}
+
+/** `bucket` on the server at `endpoint`, over a client of its own (PutObject, GetObject, ListObjectsV2). */
+export function s3Bucket(endpoint: string, bucket: string): BenchBucket {
+  const client = benchClient(endpoint);
+  const list = (prefix: string | undefined, max?: number, token?: string) =>
+    client.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        ...(prefix !== undefined && { Prefix: prefix }),
+        ...(max !== undefined && { MaxKeys: max }),
+        ...(token !== undefined && { ContinuationToken: token }),
+      }),
+    );
+  return {
+    empty: () => emptyBucket(client, bucket),
+    service: () => new S3ArtifactService({ client, bucket }),
+    put: (key, bytes) =>
+      client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes })),
+    get: async (key) => {
+      const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return object.Body?.transformToByteArray();
+    },
+    list: (prefix, max) => list(prefix, max),
+    names: async () => {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await list(undefined, undefined, token);
+        for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+        token = page.NextContinuationToken;
+      } while (token);
+      return keys;
+    },
+    close: async () => client.destroy(),
+  };
 }

@@ -1,7 +1,7 @@
 import type { ArtifactService } from "@artifact-kit/core";
 import { BENCH_SCOPE } from "../kit-store.js";
 import type { Workload } from "../measure.js";
-import type { Row, Suite } from "../suite.js";
+import { compare, type Row, type Suite } from "../suite.js";
 
 /** What a growth row works on: a service, or a service with what its floor needs beside it. */
 interface Subject {
@@ -97,15 +97,7 @@ export function growthSuite<S extends Subject = ArtifactService>(options: {
       { id: "small", label: options.sizes.small },
       { id: "large", label: options.sizes.large },
     ],
-    comparisons: [
-      {
-        id: "growth",
-        label: "large/small time",
-        subject: "large",
-        baseline: "small",
-        metric: "time",
-      },
-    ],
+    comparisons: [compare("growth", "large/small time", "large", "small", "time")],
     rows,
     ...(options.appendix ? { appendix: options.appendix } : {}),
     close: async () => {

@@ -1,23 +1,14 @@
 import type { ArtifactService } from "@artifact-kit/core";
-import { CountingProxy } from "../gcs/counting-proxy.js";
-import { RequestTally } from "../gcs/request-tally.js";
 import { BENCH_SCOPE } from "../kit-store.js";
+import type { BenchBucket } from "../object-store/bucket.js";
+import { CountingProxy } from "../object-store/counting-proxy.js";
+import { RequestTally } from "../object-store/request-tally.js";
 import { fillVersions, type GrowthRow, growthSuite } from "./growth.js";
-
-/** The raw calls the floor rows make, over each adapter's own client. */
-export interface RawBucket {
-  /** Every object name in the bucket (untimed: finds what the floor reads). */
-  allNames(): Promise<string[]>;
-  /** One listing request that returns just the objects under `prefix`, at most one. */
-  listOne(prefix: string): Promise<unknown>;
-  /** One GET of a whole object. */
-  download(name: string): Promise<unknown>;
-}
 
 /** A filled store: the adapter over a bucket, and the same bucket seen raw. */
 interface BucketSubject {
   readonly service: ArtifactService;
-  readonly raw: RawBucket;
+  readonly raw: BenchBucket;
   /** The name of the newest published version object, once looked up. */
   newest?: string | undefined;
   close(): Promise<void>;
@@ -25,7 +16,7 @@ interface BucketSubject {
 
 /** Published objects are `.../n/<name key>/<version, zero-padded>`: the greatest is the newest. */
 async function newestPublished(subject: BucketSubject): Promise<string> {
-  subject.newest ??= (await subject.raw.allNames())
+  subject.newest ??= (await subject.raw.names())
     .filter((name) => /\/n\/[^/]+\/[0-9]{16}$/.test(name))
     .sort()
     .at(-1);
@@ -47,13 +38,10 @@ export async function objectStoreScaleSuite(options: {
   endpoint: string;
   few: number;
   many: number;
-  /** A fresh, empty bucket: the adapter over it, and the raw calls, both through `endpoint`. */
-  open: (endpoint: string) => Promise<{
-    service: ArtifactService;
-    raw: RawBucket;
-    close?: () => Promise<void>;
-  }>;
+  /** The bucket `name`, every request sent through the proxy at `via`. */
+  bucket: (via: string, name: string) => BenchBucket;
 }) {
+  let buckets = 0;
   const proxy = await CountingProxy.start(options.endpoint);
   const tally = new RequestTally(proxy);
   const fill =
@@ -77,28 +65,30 @@ export async function objectStoreScaleSuite(options: {
     row("get latest", (subject) => subject.service.get(BENCH_SCOPE, "doc"), 1.5),
     row("head latest", (subject) => subject.service.head(BENCH_SCOPE, "doc"), 1.5),
     row("floor: one listing that returns one object", async (subject) =>
-      subject.raw.listOne(await newestPublished(subject)),
+      subject.raw.list(await newestPublished(subject), 1),
     ),
     // What any code that finds a name's newest version in one request pays: a listing of one
     // object under a prefix that holds every version (the emulators scan the whole prefix).
     row("floor: one listing of one object under the name's versions", async (subject) =>
-      subject.raw.listOne((await newestPublished(subject)).replace(/[0-9]{16}$/, "")),
+      subject.raw.list((await newestPublished(subject)).replace(/[0-9]{16}$/, ""), 1),
     ),
     row("floor: raw GET of the newest object", async (subject) =>
-      subject.raw.download(await newestPublished(subject)),
+      subject.raw.get(await newestPublished(subject)),
     ),
   ];
   return growthSuite<BucketSubject>({
     title: options.title,
     sizes: { small: `${options.few} versions`, large: `${options.many} versions` },
     open: async () => {
-      const opened = await options.open(proxy.endpoint);
+      const raw = options.bucket(proxy.endpoint, `scale-${process.pid}-${buckets++}`);
+      await raw.empty();
+      const service = raw.service();
       return {
-        service: opened.service,
-        raw: opened.raw,
+        service,
+        raw,
         close: async () => {
-          await opened.service.close();
-          await opened.close?.();
+          await service.close();
+          await raw.close?.();
         },
       };
     },

@@ -2,7 +2,7 @@ import { createArtifactRuntime } from "@artifact-kit/sharded";
 import { fanOutWorkload } from "../fs/fan-out.js";
 import { openOurs } from "../fs/suite.js";
 import { ScratchSpace } from "../scratch.js";
-import type { Suite } from "../suite.js";
+import { compare, type Suite } from "../suite.js";
 import { KiB, MiB, payload } from "../workloads.js";
 import { putBesideSaturatedScopeWorkload } from "./saturated.js";
 
@@ -38,27 +38,9 @@ export function shardedSuite(): Suite {
       { id: "serial", label: "router, one scope at a time" },
     ],
     comparisons: [
-      {
-        id: "vsPlain",
-        label: "router/plain ops/s",
-        subject: "router",
-        baseline: "plain",
-        metric: "throughput",
-      },
-      {
-        id: "vsSerial",
-        label: "router/one at a time ops/s",
-        subject: "router",
-        baseline: "serial",
-        metric: "throughput",
-      },
-      {
-        id: "p99VsPlain",
-        label: "router/plain p99",
-        subject: "router",
-        baseline: "plain",
-        metric: "p99",
-      },
+      compare("vsPlain", "router/plain ops/s", "router", "plain", "throughput"),
+      compare("vsSerial", "router/one at a time ops/s", "router", "serial", "throughput"),
+      compare("p99VsPlain", "router/plain p99", "router", "plain", "p99"),
     ],
     rows: [
       {

@@ -4,6 +4,7 @@ import {
   type Scope,
   unavailable,
 } from "@artifact-kit/core";
+import { contractOnly } from "@artifact-kit/core/conformance";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signLink } from "../src/api/links.js";
@@ -195,16 +196,7 @@ describe("a store that fails in the middle of a download", () => {
     await memory.put(scope, "big.bin", big);
     // The real store, whose downloads fail at their second block read as a lost disk would.
     const failing: ArtifactService & ArtifactTransfer = {
-      capabilities: () => memory.capabilities(),
-      put: (...args) => memory.put(...args),
-      get: (...args) => memory.get(...args),
-      head: (...args) => memory.head(...args),
-      delete: (...args) => memory.delete(...args),
-      listNames: (...args) => memory.listNames(...args),
-      listVersions: (...args) => memory.listVersions(...args),
-      listScopes: (...args) => memory.listScopes(...args),
-      list: (...args) => memory.list(...args),
-      close: () => memory.close(),
+      ...contractOnly(memory),
       openUpload: (...args) => memory.openUpload(...args),
       openDownload: async (...args) => {
         const source = await memory.openDownload(...args);

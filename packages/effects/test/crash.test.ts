@@ -8,6 +8,7 @@ import {
 } from "@artifact-kit/effects";
 import { FsArtifactService } from "@artifact-kit/fs";
 import { describe, expect, it } from "vitest";
+import { seedOrphans } from "./fixtures/reconciler-race.mjs";
 import { startChild, tempDirs } from "./processes.js";
 
 // A writer process doing journaled puts and deletes (fs adapter, fs journal) is SIGKILLed,
@@ -201,27 +202,7 @@ describe("two reconciler processes racing over the same orphans", () => {
       const service = await FsArtifactService.open({ root: dirs.store });
       const journal = new FsEffectJournal({ root: dirs.journal });
       const orphans = 40;
-      for (let index = 0; index < orphans; index++) {
-        const effectId = `orphan-${index}`;
-        const intent = {
-          effectId,
-          operation: "put" as const,
-          scope: SCOPE,
-          name: `n${index % 4}`,
-          requestDigest: "0".repeat(64),
-        };
-        const record = await journal.intend(intent, { owner: "dead-writer", leaseMs: 1 });
-        const meta = await service.put(SCOPE, intent.name, new TextEncoder().encode(effectId), {
-          idempotencyKey: effectId,
-        });
-        if (index % 2 === 0) {
-          await journal.markApplied(effectId, record.lease.fencingToken, {
-            version: meta.version,
-            sha256: meta.sha256,
-            size: meta.size,
-          });
-        }
-      }
+      await seedOrphans(journal, service, SCOPE, orphans);
       await sleep(5);
       const racers = ["r1", "r2"].map((owner) =>
         startChild("reconciler.mjs", [dirs.store, dirs.journal, owner]),

@@ -1,4 +1,4 @@
-// Test tooling shared by the object-store adapters (s3, gcs): seeded fault trials through
+// Test tooling shared by the object-store adapters (s3, gcs, azure): seeded fault trials through
 // the test proxy, and put races from many OS processes.
 
 export { type ArmedFault, type FaultKind, MAX_DELAY_MS } from "./armed-fault.js";

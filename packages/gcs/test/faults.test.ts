@@ -32,6 +32,12 @@ describeFaults(
     },
     // The version's DELETE is sent once: a lost reply is the ambiguous unavailable.
     lostDeletionReply: "deleted or unavailable",
+    // Every streamed upload is a resumable one to a staging object; the version is that
+    // object's create-only copy to its name.
+    streamedUpload: {
+      bytes: 1024 * 1024 + 17,
+      completion: (r) => r.method === "POST" && /\/(copyTo|rewriteTo)\/.*\/n\//.test(r.url),
+    },
   },
   (context: FaultContext) => {
     // Found by the seeded fault trials: the client library turned retries off on the Storage

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Scope } from "@artifact-kit/core";
+import { contractOnly } from "@artifact-kit/core/conformance";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { fsShards, memoryShards, ShardedArtifactService } from "@artifact-kit/sharded";
 import {
@@ -25,7 +26,6 @@ import {
   withTelemetry,
 } from "../src/index.js";
 import { rejectionOf } from "./support/assertions.js";
-import { contractOnly } from "./support/plain-service.js";
 import { TelemetryHarness } from "./support/sdk.js";
 
 const scope: Scope = { kind: "user", app: "app", user: "ada" };

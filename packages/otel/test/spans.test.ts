@@ -1,10 +1,10 @@
 import { hasTransfer, isArtifactError, type Scope } from "@artifact-kit/core";
+import { contractOnly } from "@artifact-kit/core/conformance";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { INSTRUMENTATION_SCOPE, withTelemetry } from "../src/index.js";
 import { everyRecordedValue, rejectionOf } from "./support/assertions.js";
-import { contractOnly } from "./support/plain-service.js";
 import { TelemetryHarness } from "./support/sdk.js";
 
 const scope: Scope = { kind: "session", app: "acme-app", user: "ada-lovelace", session: "s-77" };

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describeEffectJournal } from "@artifact-kit/effects/conformance";
 import { describe, expect, it } from "vitest";
+import { seedOrphans } from "../../effects/test/fixtures/reconciler-race.mjs";
 import { PostgresEffectJournal } from "../src/effects.js";
 import { freshSchema, freshService, newPool } from "./support/database.js";
 
@@ -95,27 +96,7 @@ describe("two reconciler processes over one Postgres journal", () => {
     const scope = { kind: "app", app: "effects-race" } as const;
     try {
       const orphans = 40;
-      for (let index = 0; index < orphans; index++) {
-        const effectId = `orphan-${index}`;
-        const intent = {
-          effectId,
-          operation: "put" as const,
-          scope,
-          name: `n${index % 4}`,
-          requestDigest: "0".repeat(64),
-        };
-        const record = await journal.intend(intent, { owner: "dead-writer", leaseMs: 1 });
-        const meta = await service.put(scope, intent.name, new TextEncoder().encode(effectId), {
-          idempotencyKey: effectId,
-        });
-        if (index % 2 === 0) {
-          await journal.markApplied(effectId, record.lease.fencingToken, {
-            version: meta.version,
-            sha256: meta.sha256,
-            size: meta.size,
-          });
-        }
-      }
+      await seedOrphans(journal, service, scope, orphans);
       await new Promise((resolve) => setTimeout(resolve, 5));
       const url = (pool.options as { connectionString: string }).connectionString;
       const racers = ["r1", "r2"].map((owner) => startReconciler(url, schema, owner));

@@ -1,70 +1,12 @@
 import { type ArtifactMeta, type ArtifactService, scopeDigest } from "@artifact-kit/core";
 import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
 import { fsArtifactPaths } from "@artifact-kit/fs";
-import type { MemoryArtifactServiceOptions } from "@artifact-kit/memory";
-import {
-  createArtifactRuntime,
-  type FsShardOptions,
-  memoryShards,
-  ShardedArtifactService,
-  shardRoot,
-} from "../src/index.js";
-import { ScriptedShards } from "./fixtures.js";
+import { describeRouterOverMemory } from "../src/conformance/index.js";
+import { createArtifactRuntime, type FsShardOptions, shardRoot } from "../src/index.js";
 import { removeRoot, tempRoot } from "./temp.js";
 
-const SMALL_PAGES = { maxPageLimit: 25, legacyListLimit: 30 };
-
-// Shared: one memory worker, so its quotas are global and the kit drives every one of them.
-describeArtifactService("sharded (shared, memory)", {
-  create: async () => ({ service: shared() }),
-  createBounded: async () => ({
-    service: shared({
-      ...SMALL_PAGES,
-      maxArtifactBytes: 4096,
-      maxScopeBytes: 16_384,
-      maxTotalBytes: 32_768,
-      maxScopeArtifacts: 40,
-      maxTotalArtifacts: 100,
-    }),
-  }),
-  numRuns: 50,
-});
-
-// Exact scope: every worker holds one scope, so the memory "total" quotas bound that scope
-// alone (capabilities say per_shard). They are left large here: the kit's total-quota
-// checks assume one budget across scopes, which per-shard quotas by design are not.
-describeArtifactService("sharded (exact_scope, memory)", {
-  create: async () => ({ service: exact() }),
-  createBounded: async () => ({
-    service: exact({
-      ...SMALL_PAGES,
-      maxArtifactBytes: 4096,
-      maxScopeBytes: 16_384,
-      maxScopeArtifacts: 40,
-    }),
-  }),
-  numRuns: 50,
-});
-
-// Workers not built on core's adapter template (as a third party's may be): the router calls
-// their public methods, so every option must survive the trip. The workers' stores outlive
-// them, so a restarted router, or a second one beside the first, finds every scope's data.
-describeArtifactService("sharded (exact_scope, workers through their public methods)", {
-  create: async () => {
-    const shards = new ScriptedShards("durable", "native");
-    const open = async () => new ShardedArtifactService(shards);
-    return { service: await open(), reopen: open, openAnother: open };
-  },
-  numRuns: 50,
-});
-
-function shared(options?: MemoryArtifactServiceOptions) {
-  return new ShardedArtifactService(memoryShards(options), { strategy: "shared" });
-}
-
-function exact(options?: MemoryArtifactServiceOptions) {
-  return new ShardedArtifactService(memoryShards(options), { strategy: "exact_scope" });
-}
+// The fast subjects (memory and scripted workers), shared with the mutation runner.
+describeRouterOverMemory();
 
 // Every subject runs the kit's transfer laws too: the router passes the workers' native
 // streaming transfer through. Memory stores keep their bytes private, so only the fs

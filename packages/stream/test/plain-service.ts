@@ -4,6 +4,7 @@ import {
   type Capabilities,
   closedError,
 } from "@artifact-kit/core";
+import { contractOnly } from "@artifact-kit/core/conformance";
 import { type BufferingOptions, bufferedTransfer } from "../src/buffered.js";
 
 /**
@@ -12,18 +13,7 @@ import { type BufferingOptions, bufferedTransfer } from "../src/buffered.js";
  */
 export function withoutNativeTransfer(service: ArtifactService): ArtifactService {
   const { transfer: _transfer, ...capabilities } = service.capabilities();
-  return {
-    capabilities: () => capabilities,
-    put: (...args) => service.put(...args),
-    get: (...args) => service.get(...args),
-    head: (...args) => service.head(...args),
-    delete: (...args) => service.delete(...args),
-    listNames: (...args) => service.listNames(...args),
-    listVersions: (...args) => service.listVersions(...args),
-    list: (...args) => service.list(...args),
-    listScopes: (...args) => service.listScopes(...args),
-    close: () => service.close(),
-  };
+  return contractOnly(service, () => capabilities);
 }
 
 /**

@@ -7,3 +7,9 @@ export {
 } from "./fault-proxy.js";
 export { seededRandom } from "./seeded-random.js";
 export { type ArmedFault, type TcpFault, TcpFaultProxy } from "./tcp-fault-proxy.js";
+export {
+  httpAnswers,
+  startTestServer,
+  type TestServerOptions,
+  testServerSetup,
+} from "./test-server.js";

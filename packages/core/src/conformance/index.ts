@@ -21,6 +21,7 @@ export {
   type CheckResult,
   runChecks,
 } from "./checks.js";
+export { contractOnly } from "./contract-only.js";
 export { flipFileByte } from "./corrupt.js";
 export { describeArtifactService } from "./describe.js";
 export { ConformanceFailure } from "./expect.js";

@@ -16,6 +16,7 @@ export type {
   RouterUnderTest,
   ShardedRouterConformanceOptions,
 } from "./context.js";
+export { describeRouterOverMemory } from "./memory-subjects.js";
 export { expectOwnData, fillScopes, manyScopes } from "./scale-laws.js";
 export {
   appScope,

@@ -1,7 +1,6 @@
-import type { RequestTally } from "./gcs/request-tally.js";
-import type { Workload } from "./measure.js";
-import type { StoreUnderTest } from "./store.js";
-import type { Row } from "./suite.js";
+import type { Workload } from "../measure.js";
+import type { StoreUnderTest } from "../store.js";
+import type { Row } from "../suite.js";
 import {
   getLatestWorkload,
   KiB,
@@ -10,7 +9,8 @@ import {
   type PutBounds,
   payload,
   putWorkload,
-} from "./workloads.js";
+} from "../workloads.js";
+import type { RequestTally } from "./request-tally.js";
 
 /**
  * The emulators keep every object in memory (and adk's gcs peer lists every version of a
@@ -21,7 +21,7 @@ const GET_HISTORY = 2;
 const LIST_HISTORY = 100;
 
 /**
- * The rows the object-store suites (gcs, s3) time on every store, one operation a batch, each
+ * The rows the object-store suites (gcs, s3, azure) time on every store, one operation a batch, each
  * workload counted by `tally`: puts and latest reads of 4 KiB and 1 MiB, and a listing of 100
  * versions.
  */

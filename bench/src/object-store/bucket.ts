@@ -1,0 +1,22 @@
+import type { ArtifactService } from "@artifact-kit/core";
+
+/**
+ * One bucket (an Azure container) of an object store, through its own SDK: what the
+ * object-store suites need of a backend, so that each backend is this much and no more.
+ */
+export interface BenchBucket {
+  /** Untimed: creates the bucket if it is missing and removes everything in it. */
+  empty(): Promise<void>;
+  /** The artifact-kit adapter over this bucket. */
+  service(): ArtifactService;
+  /** One raw write of a whole object. */
+  put(key: string, bytes: Uint8Array): Promise<unknown>;
+  /** One raw read of a whole object. */
+  get(key: string): Promise<unknown>;
+  /** One listing request of the objects under `prefix` (at most `max` of them, when given). */
+  list(prefix: string, max?: number): Promise<unknown>;
+  /** Untimed: every object name in the bucket. */
+  names(): Promise<string[]>;
+  /** Untimed: releases the SDK's client, where it holds one. */
+  close?(): Promise<void>;
+}

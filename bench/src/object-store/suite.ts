@@ -1,0 +1,89 @@
+import { KitStore } from "../kit-store.js";
+import type { StoreUnderTest } from "../store.js";
+import { compare, type Suite } from "../suite.js";
+import { KiB, payload } from "../workloads.js";
+import type { BenchBucket } from "./bucket.js";
+import { CountingProxy } from "./counting-proxy.js";
+import { RawFloor } from "./floor.js";
+import { RequestTally } from "./request-tally.js";
+import { objectStoreRows } from "./rows.js";
+
+/** Issues 21 and 36: a put is an allocation and a publication, nothing more. */
+const MAX_REQUESTS_PER_PUT = 2;
+
+/** An object store as the suite sees it: its server, its buckets, and what the columns say. */
+export interface ObjectStoreBackend {
+  readonly title: string;
+  /** The server the counting proxy forwards to. */
+  readonly origin: string;
+  readonly labels: { readonly ours: string; readonly floor: string };
+  /** The bucket `name`, every request sent through the proxy at `via`. */
+  bucket(via: string, name: string): BenchBucket;
+  /** A peer's column beside ours and the floor, through the proxy at `via`. */
+  peer?(via: string): { readonly label: string; readonly store: StoreUnderTest };
+}
+
+const VS_FLOOR = compare("vsFloor", "ours/floor time", "ours", "floor", "time");
+const VS_PEER = compare("vsPeer", "ours/peer ops/s", "ours", "peer", "throughput");
+
+/**
+ * An object-store adapter beside raw SDK calls on the same server (and a peer, where there is
+ * one), each in its own bucket, all through one counting proxy: the timed rows of
+ * `objectStoreRows`, then the requests each took and the requests per put in steady state.
+ */
+export async function objectStoreSuite(backend: ObjectStoreBackend): Promise<Suite> {
+  const proxy = await CountingProxy.start(backend.origin);
+  const bucket = (name: string) => backend.bucket(proxy.endpoint, name);
+  const ours = bucket("ak-bench-ours");
+  const peer = backend.peer?.(proxy.endpoint);
+  const stores: Record<string, StoreUnderTest> = {
+    ours: new KitStore(async () => {
+      await ours.empty();
+      return ours.service();
+    }),
+    ...(peer && { peer: peer.store }),
+    floor: new RawFloor(bucket("ak-bench-floor")),
+  };
+  const columns = [
+    { id: "ours", label: backend.labels.ours },
+    ...(peer ? [{ id: "peer", label: peer.label }] : []),
+    { id: "floor", label: backend.labels.floor },
+  ];
+  const steadyPut = await steadyRequestsPerPut(proxy, bucket("ak-bench-count"));
+  const tally = new RequestTally(proxy);
+  const rows = objectStoreRows(stores, tally);
+  return {
+    title: backend.title,
+    columns,
+    comparisons: peer ? [VS_PEER, VS_FLOOR] : [VS_FLOOR],
+    rows,
+    appendix: () => {
+      const table = tally.table(
+        rows.map((counted) => counted.label),
+        columns,
+      );
+      const verdict = steadyPut <= MAX_REQUESTS_PER_PUT ? "PASS" : "MISS";
+      return `${table}\n\nrequests per put in steady state (ours, 20 puts after the first): ${steadyPut.toFixed(2)}, target <= ${MAX_REQUESTS_PER_PUT}: ${verdict}`;
+    },
+    close: async () => {
+      for (const store of Object.values(stores)) await store.close();
+      await ours.close?.();
+      await proxy.close();
+    },
+  };
+}
+
+/** Untimed: the mean requests of 20 puts to a name after its first put (which lists once). */
+async function steadyRequestsPerPut(proxy: CountingProxy, bucket: BenchBucket): Promise<number> {
+  await bucket.empty();
+  const service = bucket.service();
+  const scope = { kind: "app", app: "bench" } as const;
+  await service.put(scope, "counted", payload(KiB));
+  const before = proxy.requests;
+  for (let i = 0; i < 20; i += 1) await service.put(scope, "counted", payload(KiB));
+  const perPut = (proxy.requests - before) / 20;
+  await service.close();
+  await bucket.empty();
+  await bucket.close?.();
+  return perPut;
+}
