@@ -246,3 +246,38 @@ describe("a store that fails in the middle of a download", () => {
     }
   });
 });
+
+describe("a latest version deleted between its head and its download", () => {
+  it("serves the version that is latest now, never a 404 while the name has versions", async () => {
+    const memory = new MemoryArtifactService();
+    await memory.put(scope, "r.txt", new TextEncoder().encode("first"));
+    await memory.put(scope, "r.txt", new TextEncoder().encode("second"));
+    // Another caller deletes version 2 right after the head of "latest" answered with it.
+    let raced = false;
+    const racing: ArtifactService & ArtifactTransfer = {
+      ...contractOnly(memory),
+      head: async (...args) => {
+        const meta = await memory.head(...args);
+        if (!raced && meta.version === 2) {
+          raced = true;
+          await memory.delete(scope, "r.txt", 2);
+        }
+        return meta;
+      },
+      openUpload: (...args) => memory.openUpload(...args),
+      openDownload: (...args) => memory.openDownload(...args),
+    };
+    const server = await startDeveloperApi({ service: racing, token: TOKEN });
+    try {
+      const response = await fetch(`${server.url}${base}/r.txt/versions/latest/content`, {
+        headers: auth,
+      });
+      expect(raced).toBe(true);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe("first");
+    } finally {
+      await server.close();
+      await memory.close();
+    }
+  });
+});

@@ -6,6 +6,7 @@ import {
   type Deadline,
   type DownloadOptions,
   type DownloadSource,
+  isArtifactError,
   type Scope,
   TRANSFER_BLOCK_BYTES,
   type UploadOptions,
@@ -108,25 +109,35 @@ async function bufferedDownload(
 ): Promise<DownloadSource> {
   const request = parseDownload(scope, name, options);
   const { deadline } = request;
-  // The size first, so that an artifact too large to hold is never loaded.
-  const head = await service.head(request.scope, request.name, {
-    version: request.version,
-    ...deadline.toRequestOptions(),
-  });
-  if (head.size > maxBytes) {
-    throw new ArtifactError(
-      "artifact_too_large",
-      `the artifact's ${head.size} bytes exceed the buffering bound of ${maxBytes}`,
-      { detail: { limit: "max_bytes", bound: maxBytes } },
-    );
+  for (;;) {
+    // The size first, so that an artifact too large to hold is never loaded.
+    const head = await service.head(request.scope, request.name, {
+      version: request.version,
+      ...deadline.toRequestOptions(),
+    });
+    if (head.size > maxBytes) {
+      throw new ArtifactError(
+        "artifact_too_large",
+        `the artifact's ${head.size} bytes exceed the buffering bound of ${maxBytes}`,
+        { detail: { limit: "max_bytes", bound: maxBytes } },
+      );
+    }
+    const range = resolveRange(request.range, head.size);
+    try {
+      // The version head found, so that a newer "latest" cannot slip in between.
+      const { data, ...meta } = await service.get(request.scope, request.name, {
+        version: head.version,
+        ...deadline.toRequestOptions(),
+      });
+      return new BufferedSource(meta, data, range.offset, range.length, deadline);
+    } catch (error) {
+      // The latest found was deleted before it could be read: "latest" now names an older
+      // version (or none, which the next head says). Answering not_found would be false while
+      // the name holds versions. Each round follows a delete that another caller made.
+      if (request.version !== "latest" || !isArtifactError(error, "not_found")) throw error;
+      deadline.check();
+    }
   }
-  const range = resolveRange(request.range, head.size);
-  // The version head found, so that a newer "latest" cannot slip in between.
-  const { data, ...meta } = await service.get(request.scope, request.name, {
-    version: head.version,
-    ...deadline.toRequestOptions(),
-  });
-  return new BufferedSource(meta, data, range.offset, range.length, deadline);
 }
 
 /** Serves [offset, offset + length) of bytes already whole in memory, one block at a time. */

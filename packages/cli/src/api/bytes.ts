@@ -3,6 +3,7 @@ import {
   asArtifactError,
   type ByteRange,
   invalidArgument,
+  isArtifactError,
   type JsonObject,
   type Scope,
   validateMetadata,
@@ -34,24 +35,34 @@ export async function openDownloadResponse(
 ): Promise<Response> {
   await authorize(context, route, budget.signal);
   const { service } = context;
-  const meta = await service.head(route.scope, route.name, {
-    ...budget.deadline.toRequestOptions(),
-    version: route.version,
-  });
-  const range = parseRange(request.headers.get("range") ?? undefined, meta.size);
-  const stream = openDownload(service, route.scope, route.name, {
-    version: meta.version,
-    ...(range === undefined ? {} : { range }),
-    buffering: { maxBytes: Math.max(meta.size, 1) },
-    signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS),
-  });
-  await stream.meta;
-  if (meta.size === 0) await stream.cancel();
-  const body = meta.size === 0 ? null : reportingFailures(stream, context.onServerError);
-  return new Response(body, {
-    status: range === undefined ? 200 : 206,
-    headers: contentHeaders(meta, range, route.disposition),
-  });
+  for (;;) {
+    const meta = await service.head(route.scope, route.name, {
+      ...budget.deadline.toRequestOptions(),
+      version: route.version,
+    });
+    const range = parseRange(request.headers.get("range") ?? undefined, meta.size);
+    const stream = openDownload(service, route.scope, route.name, {
+      version: meta.version,
+      ...(range === undefined ? {} : { range }),
+      buffering: { maxBytes: Math.max(meta.size, 1) },
+      signal: AbortSignal.timeout(TRANSFER_TIMEOUT_MS),
+    });
+    try {
+      await stream.meta;
+    } catch (error) {
+      // The latest found was deleted before it opened: "latest" now names an older version
+      // (or none, which the next head says); a 404 would be false while the name has versions.
+      if (route.version !== "latest" || !isArtifactError(error, "not_found")) throw error;
+      budget.deadline.check();
+      continue;
+    }
+    if (meta.size === 0) await stream.cancel();
+    const body = meta.size === 0 ? null : reportingFailures(stream, context.onServerError);
+    return new Response(body, {
+      status: range === undefined ? 200 : 206,
+      headers: contentHeaders(meta, range, route.disposition),
+    });
+  }
 }
 
 /**
