@@ -6,7 +6,7 @@ export default defineConfig({
     globalSetup: ["test/support/global-setup.ts"],
     // One server on a 2-core machine: test files take turns.
     fileParallelism: false,
-    testTimeout: 60_000,
+    testTimeout: 300_000,
     hookTimeout: 60_000,
   },
 });

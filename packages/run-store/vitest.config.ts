@@ -5,7 +5,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // A shared CI machine may run these at a tenth of their quiet speed: the limits catch hangs,
     // not slowness (vitest's own defaults, 5 s a test and 10 s a hook, fail a busy run).
-    testTimeout: 60_000,
+    testTimeout: 300_000,
     hookTimeout: 120_000,
   },
 });

@@ -45,5 +45,5 @@ describe("block digests", () => {
       ),
       { numRuns: 30 },
     );
-  }, 120_000);
+  }, 300_000);
 });

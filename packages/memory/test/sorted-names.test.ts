@@ -40,7 +40,7 @@ describe("SortedNames", () => {
       }),
       { numRuns: 8 },
     );
-  }, 60_000);
+  }, 300_000);
 
   it("pages after any cursor and under any prefix exactly like filtering and slicing the sorted array", () => {
     const names = new SortedNames();

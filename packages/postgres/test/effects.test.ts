@@ -90,7 +90,7 @@ function startReconciler(url: string, schema: string, owner: string) {
 }
 
 describe("two reconciler processes over one Postgres journal", () => {
-  it("resolve each orphan exactly once", { timeout: 120_000 }, async () => {
+  it("resolve each orphan exactly once", { timeout: 600_000 }, async () => {
     const { service, pool, schema, dispose } = await freshService();
     const journal = await PostgresEffectJournal.open({ pool, schema });
     const scope = { kind: "app", app: "effects-race" } as const;

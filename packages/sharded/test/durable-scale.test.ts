@@ -16,4 +16,4 @@ it("durable_local: 120 scopes on disk through 40 workers, routed to the same sha
   const restarted = await open();
   await expectOwnData(restarted, scopes, "durable_local after a restart");
   await restarted.close();
-}, 120_000);
+}, 300_000);
