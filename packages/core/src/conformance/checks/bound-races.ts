@@ -18,13 +18,21 @@ import {
 // Bounds under contention: with room left for exactly one more put, several puts race for it
 // (through two instances on one backend when the subject can open another): exactly one
 // wins, every other fails with the bound's own error, and the bound still holds after. A
-// check-then-write without a lock or a conditional write lets two through here.
+// check-then-write without a lock or a conditional write lets two through here; for a
+// scope's bounds half the racers take names of their own, so that a lock per name (which
+// queues racers on one name) cannot hide a scope's count read without its own lock.
 
 const RACERS = 8;
 
-/** Where the i-th racer puts: its own name or scope when the bound counts those. */
+/**
+ * Where the i-th racer puts: its own name or scope when the bound counts those; for a bound
+ * over a whole scope, every odd racer a name of its own beside the even ones on one name (a
+ * name bound the new names reach fails those with capacity_reached, leaving the even ones).
+ */
 function racerSlot(spec: BoundSpec, layout: Layout, over: () => Slot, i: number): Slot {
-  if (spec.spread === "name") return { scope: layout.current.scope, name: `racer-${i}` };
+  if (spec.spread === "name" || (spec.scopeWide && i % 2 === 1)) {
+    return { scope: layout.current.scope, name: `racer-${i}` };
+  }
   return over();
 }
 
