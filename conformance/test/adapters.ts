@@ -5,6 +5,7 @@
 export const MATRIX_RUNS = Object.freeze({
   memory: 100,
   fs: 30,
+  postgres: 20,
   runStore: 50,
   faults: 16,
 });

@@ -59,7 +59,7 @@ describeArtifactService(`gcs on fake-gcs-server (${storageClient})`, {
 describeArtifactService("postgres", {
   ...pass,
   ...postgresMatrixSubjects(),
-  numRuns: 20,
+  numRuns: MATRIX_RUNS.postgres,
   testTimeoutMs: REMOTE_TIMEOUT_MS,
 });
 

@@ -13,8 +13,11 @@ import { buildFsMutant } from "../mutants/fs/build.js";
 import { FS_MUTANTS } from "../mutants/fs/patches.js";
 import { HANDLE_MUTANTS, sharedStoreSubject } from "../mutants/handles.js";
 import { MUTANTS } from "../mutants/index.js";
+import { buildPostgresMutant } from "../mutants/postgres/build.js";
+import { POSTGRES_MUTANTS } from "../mutants/postgres/patches.js";
 import { RUN_STORE_MUTANTS } from "../mutants/run-store/mutants.js";
 import { MATRIX_RUNS } from "./adapters.js";
+import { matrixPostgresPool } from "./postgres.js";
 
 // The kit is itself tested: each mutant is broken in exactly one way and must fail a check
 // at the matrix's settings. A mutant that passes is a bug in the kit. The checks run in the
@@ -59,10 +62,11 @@ const memoryOptions = (make: (typeof MUTANTS)[number]["make"]) => ({
 });
 
 describe("the conformance kit rejects every mutant", () => {
-  it("has at least forty mutants: at least eight fs patched copies and eight run stores", () => {
+  it("has at least forty mutants: at least eight fs and twelve postgres patched copies and eight run stores", () => {
     const total = MUTANTS.length + FS_MUTANTS.length + Object.keys(RUN_STORE_MUTANTS).length;
     expect(total).toBeGreaterThanOrEqual(40);
     expect(FS_MUTANTS.length).toBeGreaterThanOrEqual(8);
+    expect(POSTGRES_MUTANTS.length).toBeGreaterThanOrEqual(12);
     expect(Object.keys(RUN_STORE_MUTANTS).length).toBeGreaterThanOrEqual(8);
   });
 
@@ -124,6 +128,16 @@ describe("the conformance kit rejects every mutant", () => {
     it(`rejects the patched fs copy that ${spec.bug}`, async () => {
       const Service = await buildFsMutant(spec);
       await expectRejected(`fs ${spec.slug}`, { ...fsSubjects(Service), numRuns: MATRIX_RUNS.fs });
+    });
+  }
+
+  for (const spec of POSTGRES_MUTANTS) {
+    it(`rejects the patched postgres copy that ${spec.bug}`, async () => {
+      const subjects = await buildPostgresMutant(spec, matrixPostgresPool);
+      await expectRejected(`postgres ${spec.slug}`, {
+        ...subjects,
+        numRuns: MATRIX_RUNS.postgres,
+      });
     });
   }
 });

@@ -8,6 +8,9 @@ declare module "vitest" {
   }
 }
 
-/** postgres on the server .ci/run (or the package's global setup) started. */
-export const postgresMatrixSubjects = () =>
-  postgresSubjects(() => new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 }));
+/** A pool on the server .ci/run (or the package's global setup) started. */
+export const matrixPostgresPool = () =>
+  new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
+
+/** postgres on that server, a pool per subject. */
+export const postgresMatrixSubjects = () => postgresSubjects(matrixPostgresPool);

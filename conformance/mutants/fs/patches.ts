@@ -1,25 +1,9 @@
-// Patched copies of the real fs adapter: each replaces exact source text in a file of
-// packages/fs/src (service.ts unless a patch names another). A patch whose text is no longer there fails the build of the
-// copy loudly, so the mutants follow the adapter as it changes.
+import type { PatchedMutantSpec } from "../patched/build.js";
 
-export interface SourcePatch {
-  /** The file under packages/fs/src (default service.ts). */
-  file?: string;
-  /** Exact text in that file. */
-  find: string;
-  replace: string;
-  /** Replace every occurrence (default: the text must occur exactly once). */
-  all?: boolean;
-}
+// Patched copies of the real fs adapter (built by ../patched/build.ts): each replaces exact
+// source text in files of packages/fs/src.
 
-export interface FsMutantSpec {
-  /** Also the directory name of the patched copy. */
-  slug: string;
-  bug: string;
-  patches: readonly SourcePatch[];
-}
-
-export const FS_MUTANTS: readonly FsMutantSpec[] = [
+export const FS_MUTANTS: readonly PatchedMutantSpec[] = [
   {
     slug: "delete-all-resets-high-water",
     bug: 'delete("all") removes the reservations and forgets the high-water: versions are reused',

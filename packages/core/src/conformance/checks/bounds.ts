@@ -85,6 +85,12 @@ export interface BoundSpec {
   /** The bound's name in capabilities().quotas.bounds. */
   bound: string;
   spread?: Spread;
+  /**
+   * The bound counts a whole scope, so racers for its last room may each take a name of
+   * their own: a lock per name (which serializes racers on one name) must not be what
+   * keeps them from passing it together.
+   */
+  scopeWide?: true;
   code: ArtifactErrorCode;
   /** Expected detail on the error: detail.limit for quotas, detail.kind for capacity. */
   detail: Readonly<Record<string, string>>;
@@ -104,6 +110,7 @@ const newScopeOnePlus: OverPut = () => ({ scope: freshScope("one-too-many"), nam
 export const SPECS: readonly BoundSpec[] = [
   {
     bound: "maxScopeArtifacts",
+    scopeWide: true,
     code: "quota_exceeded",
     detail: { limit: quotaLimitCode("maxScopeArtifacts") },
     plan: (bound) => ({ size: 1, count: bound, newScopes: false, over: sameNameOnePlus }),
@@ -116,6 +123,7 @@ export const SPECS: readonly BoundSpec[] = [
   },
   {
     bound: "maxScopeBytes",
+    scopeWide: true,
     code: "quota_exceeded",
     detail: { limit: quotaLimitCode("maxScopeBytes") },
     plan: (bound, bounds) => bytePlan(bound, bounds, false),

@@ -4,6 +4,7 @@ import { check, type LawContext, skip } from "../check.js";
 import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { byUtf8Bytes } from "../model.js";
 import { listedAmong, readAllScopeIds, scopePage } from "../observe-scopes.js";
+import { LOOKALIKE_IDS } from "../values.js";
 
 // listScopes: which apps, users of an app and sessions of a user hold a live version. A level
 // lists an id exactly while some scope at or below it holds one: from the acknowledged put on,
@@ -77,6 +78,8 @@ async function listedWhileLive({ service }: LawContext) {
   // u1's own user scope holds nothing: a session under it is what lists it (and its app).
   await expectListed(service, state([a], ["u1"], ["s1"], []), "after puts into session u1/s1");
   await service.put(user(a, "u2"), "a", ONE_BYTE);
+  // Two versions: the delete("all") that empties u2 removes both at once.
+  await service.put(user(a, "u2"), "b", ONE_BYTE);
   await service.put(user(a, "u2"), "b", ONE_BYTE);
   await service.put(app(b), "n", ONE_BYTE);
   // An app scope lists its app, and no user under it.
@@ -170,12 +173,52 @@ async function cursorsAndOrder({ service }: LawContext) {
     { ids: ["a b", "a-"], nextCursor: "a-" },
     'the page after cursor "a", emptied since',
   );
-  const apps = ["é", "a", "😀", "ｚ"].map((suffix) => `${freshApp("apps")}${suffix}`);
+  // Apps that differ only after one prefix, so that their own ids, not a counter, decide
+  // their order (and a cursor compared in another collation skips or repeats some).
+  const prefix = freshApp("apps");
+  const apps = [...UTF8_ORDERED_IDS].reverse().map((suffix) => `${prefix}${suffix}`);
+  for (const id of apps) await service.put(app(id), "n", ONE_BYTE);
+  for (const limit of [1, 2]) {
+    expectEqual(
+      await listedAmong(service, apps, limit),
+      [...apps].sort(byUtf8Bytes),
+      `the new apps among every app, ${limit} per page`,
+    );
+  }
+}
+
+/**
+ * Ids that differ only by case, whitespace or normalization are listed each as given, at
+ * every level: an adapter that trims, folds or normalizes the ids it records for listing
+ * lists one twice, or lists an id that holds nothing.
+ */
+async function lookalikesListedAsGiven({ service }: LawContext) {
+  const a = freshApp("lookalike");
+  const sorted = [...LOOKALIKE_IDS].sort(byUtf8Bytes);
+  // Sessions under a user that is itself one of the lookalikes, so the users are exactly them.
+  const owner = LOOKALIKE_IDS[0] as string;
+  for (const id of LOOKALIKE_IDS) {
+    await service.put(user(a, id), "n", ONE_BYTE);
+    await service.put(session(a, owner, id), "n", ONE_BYTE);
+  }
+  // Apps are shared by every law: each lookalike joined to one fresh id on the side that
+  // keeps its leading or trailing whitespace at an end of the app id.
+  const apps = LOOKALIKE_IDS.map((id) => (id.startsWith(" ") ? `${id}${a}` : `${a}${id}`));
   for (const id of apps) await service.put(app(id), "n", ONE_BYTE);
   expectEqual(
-    await listedAmong(service, apps, 1),
+    await readAllScopeIds(service, { kind: "user", app: a }, 5),
+    sorted,
+    "the lookalike users",
+  );
+  expectEqual(
+    await readAllScopeIds(service, { kind: "session", app: a, user: owner }, 5),
+    sorted,
+    "the lookalike sessions",
+  );
+  expectEqual(
+    await listedAmong(service, apps, 5),
     [...apps].sort(byUtf8Bytes),
-    "the new apps among every app, one per page",
+    "the apps around the lookalikes",
   );
 }
 
@@ -244,6 +287,11 @@ export const scopeListingLaws = [
     "scope listing",
     "pages are complete at every size and cursors exclusive (an emptied cursor included), in UTF-8 byte order of the ids",
     cursorsAndOrder,
+  ),
+  check(
+    "scope listing",
+    "app, user and session ids that differ only by case, whitespace or Unicode normalization are listed each as given",
+    lookalikesListedAsGiven,
   ),
   check(
     "scope listing",

@@ -2,12 +2,13 @@
 // declares them: streamed bytes equal whole ones, ranges equal slices, damage is detected.
 
 import fc from "fast-check";
+import { isArtifactError } from "../../errors.js";
 import { hasTransfer } from "../../transfer.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
-import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
+import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
 import { bytesArb, largestPut, seededBytes } from "../payload.js";
-import { B, download, multiBlockSize, NAME, readToEnd } from "./transfer-support.js";
+import { B, concat, download, multiBlockSize, NAME, readToEnd } from "./transfer-support.js";
 
 /** A download concatenates to the get, within and across blocks. */
 async function downloadEqualsGet({ transfer: service, property }: LawContext) {
@@ -101,6 +102,34 @@ async function rangeEqualsSlice({ transfer: service, property }: LawContext) {
   return undefined;
 }
 
+/**
+ * A download whose version is deleted while it is read (before its first piece, or between
+ * pieces) yields the whole bytes or fails not_found: the blocks it has not read yet being
+ * gone is the delete, never damage (corrupt_artifact) nor other bytes.
+ */
+async function downloadMeetsDelete({ transfer: service }: LawContext) {
+  const size = multiBlockSize(service);
+  if (typeof size === "string") return skip(`a download spanning blocks: ${size}`);
+  const data = seededBytes(size, 13);
+  for (const piecesBefore of [0, 1]) {
+    const what = `a download with its version deleted after ${piecesBefore} of its pieces`;
+    const scope = freshScope("download-deleted");
+    await service.put(scope, NAME, data);
+    const source = await service.openDownload(scope, NAME);
+    const pieces: Uint8Array[] = [];
+    for (let i = 0; i < piecesBefore; i++) pieces.push((await source.read()) ?? new Uint8Array());
+    await service.delete(scope, NAME, "all");
+    try {
+      pieces.push(await readToEnd(source));
+    } catch (error) {
+      if (isArtifactError(error, "not_found")) continue;
+      fail(`${what}: expected the whole bytes or not_found, got ${String(error)}`);
+    }
+    expectEqual(concat(pieces), data, `${what}: the bytes it yielded`);
+  }
+  return undefined;
+}
+
 /** A cancelled download stops and leaves the artifact intact. */
 async function cancelledDownloadLeavesArtifact({ transfer: service }: LawContext) {
   const size = multiBlockSize(service);
@@ -181,6 +210,12 @@ export const downloadLaws = [
     "a byte range equals the slice (empty tail, offset at size, length past the end)",
     rangeEqualsSlice,
     { needs: ["byteRanges"] },
+  ),
+  check(
+    "transfer",
+    "a download whose version is deleted before or between its pieces yields the whole bytes or fails not_found, never corrupt_artifact",
+    downloadMeetsDelete,
+    { needs: ["streamingDownload"] },
   ),
   check(
     "transfer",

@@ -1,0 +1,71 @@
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+// Patched copies of a real adapter: each mutant replaces exact source text in files of
+// packages/<package>/src, and the copy is imported in place of the package. A patch whose
+// text is no longer there fails the build of the copy loudly, so the mutants follow the
+// adapter as it changes.
+
+export interface SourcePatch {
+  /** The file under packages/<package>/src. */
+  file: string;
+  /** Exact text in that file. */
+  find: string;
+  replace: string;
+  /** Replace every occurrence (default: the text must occur exactly once). */
+  all?: boolean;
+}
+
+export interface PatchedMutantSpec {
+  /** Also the directory name of the patched copy. */
+  slug: string;
+  bug: string;
+  patches: readonly SourcePatch[];
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Git-ignored: rebuilt from the adapter's current source on every run. */
+const builds = join(here, ".build");
+
+function applyPatch(text: string, patch: SourcePatch, where: string, patches: string): string {
+  const count = text.split(patch.find).length - 1;
+  if (count === 0 || (!patch.all && count !== 1)) {
+    throw new Error(
+      `${where}: expected ${patch.all ? "some" : "exactly one"} ${JSON.stringify(patch.find)}, found ${count}; update ${patches}`,
+    );
+  }
+  return text.split(patch.find).join(patch.replace);
+}
+
+/**
+ * Copies packages/`pkg`/src with the mutant's patches applied (every patch must apply) and
+ * imports the copy's `entry` module. `patches` names the file that declares them, for the
+ * message of a patch gone stale.
+ */
+export async function importPatchedCopy(
+  pkg: string,
+  spec: PatchedMutantSpec,
+  entry: string,
+  patches: string,
+): Promise<unknown> {
+  const source = join(here, "../../../packages", pkg, "src");
+  const target = join(builds, pkg, spec.slug);
+  await mkdir(target, { recursive: true });
+  const files = await readdir(source);
+  for (const patch of spec.patches) {
+    if (!files.includes(patch.file)) {
+      throw new Error(
+        `${pkg} mutant ${spec.slug}: no ${patch.file} in ${source}; update ${patches}`,
+      );
+    }
+  }
+  for (const file of files) {
+    let text = await readFile(join(source, file), "utf8");
+    for (const patch of spec.patches.filter((each) => each.file === file)) {
+      text = applyPatch(text, patch, `${pkg} mutant ${spec.slug} (${file})`, patches);
+    }
+    await writeFile(join(target, file), text);
+  }
+  return import(join(target, entry));
+}
