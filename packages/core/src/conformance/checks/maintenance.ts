@@ -147,8 +147,12 @@ async function maintenanceDuringWrites({ service, maintain, hooks, reopen }: Law
     seeded.push(await publish(service, scope, name, 10 * i + 2, `seed-key-${i}`));
     seeded.push(await publish(service, scope, name, 10 * i + 3));
   }
-  recordAll(model, scope, seeded);
   const [a, b, c] = NAMES;
+  // One name past version 9 (its latest deleted below, then four more): a repair that
+  // rebuilds an index or a latest pointer from versions ordered as strings (10 before 9)
+  // shows in its listing and its latest.
+  for (let k = 0; k < 7; k++) seeded.push(await publish(service, scope, b, 100 + k));
+  recordAll(model, scope, seeded);
   const lowestOf = (name: string) => model.live(scope, name)[0]?.version ?? 1;
   await service.delete(scope, a, lowestOf(a));
   model.delete(scope, a, lowestOf(a));
