@@ -133,13 +133,22 @@ async function staleBeforeItsTurn(context: RouterContext) {
   expect(shards.opened).toEqual(["a"]);
 }
 
-async function opensOnceForConcurrentCalls(context: RouterContext) {
-  const { shards, gate, router } = blockedOpens(context, { maxRouterQueue: 3 });
-  const calls = ["1", "2", "3"].map((text) => router.put(appScope("a"), "x", bytes(text)));
-  gate.resolve();
-  const versions = (await Promise.all(calls)).map((meta) => meta.version).sort();
-  expect(versions).toEqual([1, 2, 3]);
-  expect(shards.opened).toEqual(["a"]);
+/**
+ * Calls on a scope whose worker is opening join that open, whether they queue behind it (one
+ * open at a time) or start beside it (several opens at once).
+ */
+function opensOnceForConcurrentCalls(maxConcurrentOpens: number) {
+  return async (context: RouterContext) => {
+    const { shards, gate, router } = blockedOpens(context, {
+      maxRouterQueue: 3,
+      maxConcurrentOpens,
+    });
+    const calls = ["1", "2", "3"].map((text) => router.put(appScope("a"), "x", bytes(text)));
+    gate.resolve();
+    const versions = (await Promise.all(calls)).map((meta) => meta.version).sort();
+    expect(versions).toEqual([1, 2, 3]);
+    expect(shards.opened).toEqual(["a"]);
+  };
 }
 
 /** maxConcurrentOpens workers open at once, never more, whatever the queue holds. */
@@ -192,7 +201,13 @@ export const ADMISSION_LAWS: readonly RouterLaw[] = [
     deadlineWhileQueued,
   ),
   law("admission", "a request that went stale before its turn opens no worker", staleBeforeItsTurn),
-  law("admission", "concurrent cold calls on one scope open it once", opensOnceForConcurrentCalls),
+  ...[1, 4].map((opens) =>
+    law(
+      "admission",
+      `concurrent cold calls on one scope open it once (maxConcurrentOpens ${opens})`,
+      opensOnceForConcurrentCalls(opens),
+    ),
+  ),
   law(
     "admission",
     "at most maxConcurrentOpens workers open at once",

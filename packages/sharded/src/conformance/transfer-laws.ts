@@ -1,4 +1,9 @@
-import { type ArtifactTransfer, defineCapabilities, hasTransfer } from "@artifact-kit/core";
+import {
+  type ArtifactService,
+  type ArtifactTransfer,
+  defineCapabilities,
+  hasTransfer,
+} from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { expect } from "vitest";
 import { memoryShards } from "../memory.js";
@@ -10,6 +15,8 @@ import { appScope, bytes, deferred, ScriptedShards } from "./scripted-shards.js"
 // it ends, on every path by which it can end.
 
 const PARTS = ["streamingUpload", "streamingDownload", "byteRanges"] as const;
+
+type Transferring = ArtifactService & ArtifactTransfer;
 
 async function upload(router: ArtifactTransfer, app: string, text: string) {
   const sink = await router.openUpload(appScope(app), "x");
@@ -305,6 +312,56 @@ async function abortedSignalLetsGo(context: RouterContext) {
   await expectReclaimable(service, shards);
 }
 
+/**
+ * A worker that ignores its callers' signals (a third party's may) and whose uploads open only
+ * once `gate` resolves: the router alone watches the caller's signal.
+ */
+function signalDeaf(worker: ArtifactService & ArtifactTransfer, gate: Promise<void>) {
+  const deaf: ArtifactService & ArtifactTransfer = {
+    capabilities: () => worker.capabilities(),
+    put: (...args) => worker.put(...args),
+    get: (...args) => worker.get(...args),
+    head: (...args) => worker.head(...args),
+    delete: (...args) => worker.delete(...args),
+    listNames: (...args) => worker.listNames(...args),
+    listVersions: (...args) => worker.listVersions(...args),
+    list: (...args) => worker.list(...args),
+    listScopes: (...args) => worker.listScopes(...args),
+    openUpload: async (scope, name, options) => {
+      await gate;
+      const { signal: _ignored, ...rest } = options ?? {};
+      return worker.openUpload(scope, name, rest);
+    },
+    openDownload: (...args) => worker.openDownload(...args),
+    close: () => worker.close(),
+  };
+  return deaf;
+}
+
+/** A signal that aborts while the worker is opening the transfer still ends it, at once. */
+async function abortedWhileOpening({ router }: RouterContext) {
+  const shards = new ScriptedShards("durable", "native");
+  const gate = deferred();
+  const service = router(
+    {
+      capabilities: shards.capabilities,
+      open: async (shard) => signalDeaf((await shards.open(shard)) as Transferring, gate.promise),
+    },
+    { maxActiveScopes: 1 },
+  );
+  const controller = new AbortController();
+  const opening = service.openUpload(appScope("a"), "x", { signal: controller.signal });
+  await new Promise((resolve) => setImmediate(resolve));
+  controller.abort(new Error("owner went away"));
+  gate.resolve();
+  const sink = await opening.catch(() => undefined);
+  if (sink) await expect(sink.write(bytes("late"))).rejects.toMatchObject({ code: "aborted" });
+  // Nobody calls the upload again: the router let go of its worker all the same.
+  await new Promise((resolve) => setImmediate(resolve));
+  await expectReclaimable(service, shards);
+  await expect(service.head(appScope("a"), "x")).rejects.toMatchObject({ code: "not_found" });
+}
+
 export const TRANSFER_LAWS: readonly RouterLaw[] = [
   law(
     "transfer",
@@ -368,4 +425,9 @@ export const TRANSFER_LAWS: readonly RouterLaw[] = [
     refusedChunkKeepsTheUpload,
   ),
   law("transfer", "an upload whose signal aborts lets its worker go", abortedSignalLetsGo),
+  law(
+    "transfer",
+    "an upload whose signal aborts while its worker opens it is ended and lets its worker go",
+    abortedWhileOpening,
+  ),
 ];
