@@ -289,13 +289,22 @@ function uploadEnds(how: "abort" | "refused") {
   };
 }
 
-/** A chunk the upload refuses without failing leaves it open, its worker held. */
+/**
+ * A call the upload refuses without failing (a chunk that is not bytes, a write while another
+ * is in flight) leaves it open, its worker held.
+ */
 async function refusedChunkKeepsTheUpload(context: RouterContext) {
   const { service, shards } = oneWorker(context);
   const sink = await service.openUpload(appScope("a"), "x");
   await expect(sink.write("text" as never)).rejects.toMatchObject({ code: "invalid_argument" });
   await expectPinned(service, shards);
-  await sink.write(bytes("ok"));
+  const first = sink.write(bytes("o"));
+  await expect(sink.write(bytes("too soon"))).rejects.toMatchObject({
+    code: "invalid_argument",
+  });
+  await first;
+  await expectPinned(service, shards);
+  await sink.write(bytes("k"));
   await expect(sink.finish()).resolves.toMatchObject({ size: 2 });
   await expectReclaimable(service, shards);
 }
@@ -421,7 +430,7 @@ export const TRANSFER_LAWS: readonly RouterLaw[] = [
   ),
   law(
     "transfer",
-    "a chunk refused without failing the upload keeps it open and its worker held",
+    "a call refused without failing the upload (a chunk not bytes, a write during a write) keeps it open and its worker held",
     refusedChunkKeepsTheUpload,
   ),
   law("transfer", "an upload whose signal aborts lets its worker go", abortedSignalLetsGo),
