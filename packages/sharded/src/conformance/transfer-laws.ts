@@ -322,6 +322,28 @@ async function abortedSignalLetsGo(context: RouterContext) {
 }
 
 /**
+ * A transfer that ends on several paths at once (its last byte and a cancel, two aborts and a
+ * finish) lets its worker go once: a call in flight on it afterwards still pins it.
+ */
+async function endedOnSeveralPathsAtOnce(context: RouterContext) {
+  const { service, shards } = oneWorker(context);
+  await service.put(appScope("a"), "x", bytes("abc"));
+  const source = await service.openDownload(appScope("a"), "x");
+  await Promise.all([source.read(), source.cancel(), source.cancel()]);
+  const sink = await service.openUpload(appScope("a"), "y");
+  await sink.write(bytes("y"));
+  await Promise.all([sink.abort(), sink.abort(), sink.finish().catch(() => undefined)]);
+  const gate = deferred();
+  shards.hook = () => gate.promise;
+  const slow = service.get(appScope("a"), "x");
+  await expectPinned(service, shards);
+  gate.resolve();
+  await expect(slow).resolves.toMatchObject({ version: 1 });
+  shards.hook = () => undefined;
+  await expectReclaimable(service, shards);
+}
+
+/**
  * A worker that ignores its callers' signals (a third party's may) and whose uploads open only
  * once `gate` resolves: the router alone watches the caller's signal.
  */
@@ -434,6 +456,11 @@ export const TRANSFER_LAWS: readonly RouterLaw[] = [
     refusedChunkKeepsTheUpload,
   ),
   law("transfer", "an upload whose signal aborts lets its worker go", abortedSignalLetsGo),
+  law(
+    "transfer",
+    "a transfer ended on several paths at once lets its worker go once",
+    endedOnSeveralPathsAtOnce,
+  ),
   law(
     "transfer",
     "an upload whose signal aborts while its worker opens it is ended and lets its worker go",
