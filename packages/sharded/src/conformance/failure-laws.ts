@@ -68,6 +68,11 @@ async function retiredWorkerFinishesItsCalls({ router }: RouterContext) {
   gate.resolve();
   await expect(slow).resolves.toMatchObject({ version: 1 });
   expect(shards.workers[0]?.closed, "closed once its last call ended").toBe(true);
+  // The call that outlived its worker's retirement does not bring it back: a new one serves.
+  shards.hook = () => undefined;
+  await expect(service.get(appScope("a"), "x")).resolves.toMatchObject({ version: 1 });
+  expect(shards.opened).toEqual(["a", "a"]);
+  expect(service.status()).toMatchObject({ activeScopes: 1, failures: 1 });
 }
 
 /** What each operation is called in a failure's message (the transfers by what they move). */
