@@ -22,9 +22,11 @@ async function refusedAtMaxActiveScopes({ router }: RouterContext) {
   const service = router(shards, { maxActiveScopes: 2 });
   await service.put(appScope("a"), "x", bytes("a"));
   await service.put(appScope("b"), "x", bytes("b"));
+  // The refusal says why: the bound, and that volatile workers are never reclaimed.
   await expect(service.put(appScope("c"), "x", bytes("c"))).rejects.toMatchObject({
     code: "max_active_scopes_reached",
     detail: { limit: "max_active_scopes", bound: 2 },
+    message: expect.stringMatching(/^(?=.*maxActiveScopes)(?=.*\b2\b)(?=.*volatile)/),
   });
   // Admitted scopes carry on; the refused one opened nothing.
   await expect(service.get(appScope("a"), "x")).resolves.toMatchObject({ version: 1 });
@@ -58,6 +60,7 @@ async function overloadedPastTheQueue(context: RouterContext) {
   await expect(router.put(appScope("c"), "x", bytes("c"))).rejects.toMatchObject({
     code: "overloaded",
     detail: { limit: "max_router_queue", bound: 2 },
+    message: expect.stringMatching(/^(?=.*maxRouterQueue)(?=.*\b2\b)/),
   });
   gate.resolve();
   await expect(Promise.all([first, second])).resolves.toHaveLength(2);

@@ -224,8 +224,13 @@ async function rejectsBadOptions({ router }: RouterContext) {
     ["transferIdleTimeoutMs", { transferIdleTimeoutMs: "5" }],
   ];
   for (const [field, options] of cases) {
+    // Each refusal names its field and says what is wrong with it.
     expect(() => router(shards, options)).toThrowError(
-      expect.objectContaining({ code: "invalid_argument", detail: { field } }),
+      expect.objectContaining({
+        code: "invalid_argument",
+        detail: { field },
+        message: expect.stringMatching(new RegExp(`^${field}: \\S`)),
+      }),
     );
   }
   // The largest timeouts are allowed.
