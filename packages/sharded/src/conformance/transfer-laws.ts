@@ -114,9 +114,11 @@ async function undeclaredIsUnsupported({ router }: RouterContext) {
   const service = router(shards);
   expect(hasTransfer(service)).toBe(true);
   for (const part of PARTS) expect(service.capabilities().transfer?.[part]).toBeFalsy();
+  // The refusal says why: the part the workers do not declare.
   await expect(service.openUpload(appScope("a"), "x")).rejects.toMatchObject({
     code: "unsupported_transfer",
     detail: { transfer: "streamingUpload" },
+    message: expect.stringMatching(/^(?=.*streamingUpload)(?=.*declare)/),
   });
   await expect(service.openDownload(appScope("a"), "x")).rejects.toMatchObject({
     code: "unsupported_transfer",
@@ -153,8 +155,10 @@ async function partialDeclaration({ router }: RouterContext) {
 async function declaredButNotImplemented({ router }: RouterContext) {
   const shards = new ScriptedShards("durable", "declared_only");
   const service = router(shards);
+  // The refusal says why: the worker has no openUpload.
   await expect(service.openUpload(appScope("a"), "x")).rejects.toMatchObject({
     code: "unsupported_transfer",
+    message: expect.stringContaining("openUpload"),
   });
   // Not a worker failure: the worker stays, and serves everything else.
   await service.put(appScope("a"), "x", bytes("a"));
