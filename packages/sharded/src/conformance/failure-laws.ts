@@ -113,7 +113,13 @@ async function failuresSayWhatFailed({ router }: RouterContext) {
     code: "unavailable",
     message: expect.stringMatching(/listScopes.*disk on fire/i),
   });
-  expect(service.status().failures).toBe(OPERATIONS.length);
+  // Exact scope: listScopes asks each scope's worker for a name, and says so when one fails.
+  breakOnce(shards, "a");
+  await expect(service.listScopes()).rejects.toMatchObject({
+    code: "unavailable",
+    message: expect.stringMatching(/list.*disk on fire/i),
+  });
+  expect(service.status().failures).toBe(OPERATIONS.length + 1);
 }
 
 async function volatileFailureLosesData({ router }: RouterContext) {
@@ -165,6 +171,7 @@ async function capabilityMismatch({ router }: RouterContext) {
   });
   await expect(service.put(appScope("a"), "x", bytes("a"))).rejects.toMatchObject({
     code: "unavailable",
+    message: expect.stringContaining("capabilities"),
   });
   expect(actual.workers[0]?.closed).toBe(true);
   expect(service.status().activeScopes).toBe(0);

@@ -100,7 +100,11 @@ async function unservedScopeKind({ router }: RouterContext) {
   });
   await expect(
     service.put({ kind: "user", app: "a", user: "u" }, "x", bytes("x")),
-  ).rejects.toMatchObject({ code: "invalid_argument", detail: { field: "scope.kind" } });
+  ).rejects.toMatchObject({
+    code: "invalid_argument",
+    detail: { field: "scope.kind" },
+    message: expect.stringContaining("user"),
+  });
   expect(opened).toBe(0);
 }
 

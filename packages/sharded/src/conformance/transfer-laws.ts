@@ -160,6 +160,15 @@ async function declaredButNotImplemented({ router }: RouterContext) {
     code: "unsupported_transfer",
     message: expect.stringContaining("openUpload"),
   });
+  await service.put(appScope("a"), "x", bytes("abc"));
+  // Each refusal names the part asked for: whole downloads and ranges are parts of their own.
+  await expect(service.openDownload(appScope("a"), "x")).rejects.toMatchObject({
+    code: "unsupported_transfer",
+    detail: { transfer: "streamingDownload" },
+  });
+  await expect(
+    service.openDownload(appScope("a"), "x", { range: { offset: 0, length: 1 } }),
+  ).rejects.toMatchObject({ code: "unsupported_transfer", detail: { transfer: "byteRanges" } });
   // Not a worker failure: the worker stays, and serves everything else.
   await service.put(appScope("a"), "x", bytes("a"));
   expect(service.status()).toMatchObject({ activeScopes: 1, failures: 0 });
@@ -319,10 +328,11 @@ async function abortedSignalLetsGo(context: RouterContext) {
   const sink = await service.openUpload(appScope("a"), "x", { signal: controller.signal });
   await sink.write(bytes("ab"));
   controller.abort(new Error("owner went away"));
-  await expect(sink.finish()).rejects.toMatchObject({ code: "aborted" });
-  // The router stops the worker's upload, then lets go: the turn after, it has.
+  // Nobody calls the upload again: the router stops the worker's upload, then lets go of the
+  // worker by itself (the turn after, it has).
   await new Promise((resolve) => setImmediate(resolve));
   await expectReclaimable(service, shards);
+  await expect(sink.finish()).rejects.toMatchObject({ code: "aborted" });
 }
 
 /**
