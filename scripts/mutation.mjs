@@ -51,7 +51,7 @@ const TARGETS = {
   // conformance/mutation.
   stream: {
     mutate: ["packages/stream/src/buffered.ts"],
-    kit: "../../packages/stream/test/{buffered-kit,buffered-edges}.test.ts",
+    kit: "../../packages/stream/test/buffered-kit.test.ts,../../packages/stream/test/buffered-edges.test.ts",
     projects: ["packages/core", "packages/memory", "packages/stream"],
   },
   sharded: {

@@ -85,9 +85,11 @@ describe("buffered uploads at the byte bound", () => {
     const last = await collect(openDownload(plain, scope, "exact", { buffering, range }));
     expect([...last]).toEqual([exact[BOUND - 1]]);
     const over = openDownload(plain, scope, "over", { buffering });
+    // The refusal says why: the artifact's size and the bound it passed.
     await expect(collect(over)).rejects.toMatchObject({
       code: "artifact_too_large",
       detail: { limit: "max_bytes", bound: BOUND },
+      message: expect.stringMatching(new RegExp(`\\b${BOUND + 1}\\b.*\\b${BOUND}\\b`)),
     });
   });
 

@@ -22,9 +22,11 @@ async function refusedAtMaxActiveScopes({ router }: RouterContext) {
   const service = router(shards, { maxActiveScopes: 2 });
   await service.put(appScope("a"), "x", bytes("a"));
   await service.put(appScope("b"), "x", bytes("b"));
+  // The refusal says why: the bound, and that volatile workers are never reclaimed.
   await expect(service.put(appScope("c"), "x", bytes("c"))).rejects.toMatchObject({
     code: "max_active_scopes_reached",
     detail: { limit: "max_active_scopes", bound: 2 },
+    message: expect.stringMatching(/^(?=.*maxActiveScopes)(?=.*\b2\b)(?=.*volatile)/),
   });
   // Admitted scopes carry on; the refused one opened nothing.
   await expect(service.get(appScope("a"), "x")).resolves.toMatchObject({ version: 1 });
@@ -58,6 +60,7 @@ async function overloadedPastTheQueue(context: RouterContext) {
   await expect(router.put(appScope("c"), "x", bytes("c"))).rejects.toMatchObject({
     code: "overloaded",
     detail: { limit: "max_router_queue", bound: 2 },
+    message: expect.stringMatching(/^(?=.*maxRouterQueue)(?=.*\b2\b)/),
   });
   gate.resolve();
   await expect(Promise.all([first, second])).resolves.toHaveLength(2);
@@ -133,13 +136,22 @@ async function staleBeforeItsTurn(context: RouterContext) {
   expect(shards.opened).toEqual(["a"]);
 }
 
-async function opensOnceForConcurrentCalls(context: RouterContext) {
-  const { shards, gate, router } = blockedOpens(context, { maxRouterQueue: 3 });
-  const calls = ["1", "2", "3"].map((text) => router.put(appScope("a"), "x", bytes(text)));
-  gate.resolve();
-  const versions = (await Promise.all(calls)).map((meta) => meta.version).sort();
-  expect(versions).toEqual([1, 2, 3]);
-  expect(shards.opened).toEqual(["a"]);
+/**
+ * Calls on a scope whose worker is opening join that open, whether they queue behind it (one
+ * open at a time) or start beside it (several opens at once).
+ */
+function opensOnceForConcurrentCalls(maxConcurrentOpens: number) {
+  return async (context: RouterContext) => {
+    const { shards, gate, router } = blockedOpens(context, {
+      maxRouterQueue: 3,
+      maxConcurrentOpens,
+    });
+    const calls = ["1", "2", "3"].map((text) => router.put(appScope("a"), "x", bytes(text)));
+    gate.resolve();
+    const versions = (await Promise.all(calls)).map((meta) => meta.version).sort();
+    expect(versions).toEqual([1, 2, 3]);
+    expect(shards.opened).toEqual(["a"]);
+  };
 }
 
 /** maxConcurrentOpens workers open at once, never more, whatever the queue holds. */
@@ -192,7 +204,13 @@ export const ADMISSION_LAWS: readonly RouterLaw[] = [
     deadlineWhileQueued,
   ),
   law("admission", "a request that went stale before its turn opens no worker", staleBeforeItsTurn),
-  law("admission", "concurrent cold calls on one scope open it once", opensOnceForConcurrentCalls),
+  ...[1, 4].map((opens) =>
+    law(
+      "admission",
+      `concurrent cold calls on one scope open it once (maxConcurrentOpens ${opens})`,
+      opensOnceForConcurrentCalls(opens),
+    ),
+  ),
   law(
     "admission",
     "at most maxConcurrentOpens workers open at once",

@@ -1,6 +1,6 @@
 import { closedError } from "@artifact-kit/core";
 import { expect } from "vitest";
-import { law, type RouterContext, type RouterLaw } from "./context.js";
+import { law, type RouterContext, type RouterLaw, type RouterUnderTest } from "./context.js";
 import { appScope, bytes, deferred, ScriptedShards } from "./scripted-shards.js";
 
 // Worker failure and close: a worker that shows a backend failure is retired (only it), a
@@ -68,6 +68,58 @@ async function retiredWorkerFinishesItsCalls({ router }: RouterContext) {
   gate.resolve();
   await expect(slow).resolves.toMatchObject({ version: 1 });
   expect(shards.workers[0]?.closed, "closed once its last call ended").toBe(true);
+  // The call that outlived its worker's retirement does not bring it back: a new one serves.
+  shards.hook = () => undefined;
+  await expect(service.get(appScope("a"), "x")).resolves.toMatchObject({ version: 1 });
+  expect(shards.opened).toEqual(["a", "a"]);
+  expect(service.status()).toMatchObject({ activeScopes: 1, failures: 1 });
+}
+
+/** What each operation is called in a failure's message (the transfers by what they move). */
+const OPERATIONS: readonly [string, (service: RouterUnderTest) => Promise<unknown>][] = [
+  ["put", (service) => service.put(appScope("a"), "x", bytes("a2"))],
+  ["get", (service) => service.get(appScope("a"), "x")],
+  ["head", (service) => service.head(appScope("a"), "x")],
+  ["delete", (service) => service.delete(appScope("a"), "x", "all")],
+  ["listNames", (service) => service.listNames(appScope("a"))],
+  ["listVersions", (service) => service.listVersions(appScope("a"), "x")],
+  ["list", (service) => service.list(appScope("a"))],
+  ["upload", (service) => service.openUpload(appScope("a"), "x")],
+  ["download", (service) => service.openDownload(appScope("a"), "x")],
+];
+
+/**
+ * A worker's failure reaches the caller as unavailable that says which operation failed and
+ * why (the worker's own reason), for every operation: an operator reads it from a log line.
+ */
+async function failuresSayWhatFailed({ router }: RouterContext) {
+  const shards = new ScriptedShards("durable", "native");
+  const service = router(shards);
+  await service.put(appScope("a"), "x", bytes("a"));
+  for (const [operation, call] of OPERATIONS) {
+    breakOnce(shards, "a");
+    await expect(call(service), operation).rejects.toMatchObject({
+      code: "unavailable",
+      message: expect.stringMatching(new RegExp(`${operation}.*disk on fire`, "i")),
+    });
+  }
+  const failing = new ScriptedShards("durable");
+  const sharedFailing = router(failing, { strategy: "shared" });
+  await sharedFailing.put(appScope("a"), "x", bytes("a"));
+  failing.hook = () => {
+    throw new Error("disk on fire");
+  };
+  await expect(sharedFailing.listScopes()).rejects.toMatchObject({
+    code: "unavailable",
+    message: expect.stringMatching(/listScopes.*disk on fire/i),
+  });
+  // Exact scope: listScopes asks each scope's worker for a name, and says so when one fails.
+  breakOnce(shards, "a");
+  await expect(service.listScopes()).rejects.toMatchObject({
+    code: "unavailable",
+    message: expect.stringMatching(/list.*disk on fire/i),
+  });
+  expect(service.status().failures).toBe(OPERATIONS.length + 1);
 }
 
 async function volatileFailureLosesData({ router }: RouterContext) {
@@ -99,9 +151,10 @@ async function factoryFailure({ router }: RouterContext) {
       return shards.open(shard);
     },
   });
+  // The message says that opening the worker failed, and why.
   await expect(service.put(appScope("a"), "x", bytes("a"))).rejects.toMatchObject({
     code: "unavailable",
-    message: expect.stringContaining("no space left"),
+    message: expect.stringMatching(/open.*no space left/i),
   });
   expect(service.status()).toMatchObject({ activeScopes: 0, openingScopes: 0 });
   await expect(service.put(appScope("a"), "x", bytes("a"))).resolves.toMatchObject({
@@ -118,6 +171,7 @@ async function capabilityMismatch({ router }: RouterContext) {
   });
   await expect(service.put(appScope("a"), "x", bytes("a"))).rejects.toMatchObject({
     code: "unavailable",
+    message: expect.stringContaining("capabilities"),
   });
   expect(actual.workers[0]?.closed).toBe(true);
   expect(service.status().activeScopes).toBe(0);
@@ -203,6 +257,11 @@ export const FAILURE_LAWS: readonly RouterLaw[] = [
     "failure",
     "a retired worker closes only once its calls in flight have ended",
     retiredWorkerFinishesItsCalls,
+  ),
+  law(
+    "failure",
+    "a worker's failure is unavailable naming the operation that failed and the worker's reason, for every operation",
+    failuresSayWhatFailed,
   ),
   law("failure", "a failed volatile worker comes back empty", volatileFailureLosesData),
   law("failure", "an ordinary contract error keeps the worker", contractErrorKeepsTheWorker),

@@ -7,6 +7,7 @@ import { RECLAIM_LAWS } from "./reclaim-laws.js";
 import { ROUTING_LAWS } from "./routing-laws.js";
 import { SCALE_LAWS } from "./scale-laws.js";
 import { TIME_LAWS } from "./time-laws.js";
+import { TRANSFER_CALL_LAWS } from "./transfer-call-laws.js";
 import { TRANSFER_LAWS } from "./transfer-laws.js";
 
 export type {
@@ -40,6 +41,7 @@ export const ROUTER_LAWS: readonly RouterLaw[] = Object.freeze([
   ...TIME_LAWS,
   ...FAILURE_LAWS,
   ...TRANSFER_LAWS,
+  ...TRANSFER_CALL_LAWS,
   ...SCALE_LAWS,
 ]);
 

@@ -49,9 +49,11 @@ async function neverReclaimsInFlight({ router, fakeClock, advance }: RouterConte
   shards.hook = () => gate.promise;
   const running = service.put(appScope("a"), "x", bytes("a2"));
   await advance(IDLE_MS * 10);
+  // The refusal says why no worker could go: each has something in flight.
   await expect(service.put(appScope("b"), "x", bytes("b"))).rejects.toMatchObject({
     code: "max_active_scopes_reached",
     detail: { limit: "max_active_scopes", bound: 1 },
+    message: expect.stringMatching(/^(?=.*maxActiveScopes)(?=.*\b1\b)(?=.*in flight)/),
   });
   gate.resolve();
   await expect(running).resolves.toMatchObject({ version: 2 });

@@ -100,7 +100,11 @@ async function unservedScopeKind({ router }: RouterContext) {
   });
   await expect(
     service.put({ kind: "user", app: "a", user: "u" }, "x", bytes("x")),
-  ).rejects.toMatchObject({ code: "invalid_argument", detail: { field: "scope.kind" } });
+  ).rejects.toMatchObject({
+    code: "invalid_argument",
+    detail: { field: "scope.kind" },
+    message: expect.stringContaining("user"),
+  });
   expect(opened).toBe(0);
 }
 
@@ -224,8 +228,13 @@ async function rejectsBadOptions({ router }: RouterContext) {
     ["transferIdleTimeoutMs", { transferIdleTimeoutMs: "5" }],
   ];
   for (const [field, options] of cases) {
+    // Each refusal names its field and says what is wrong with it.
     expect(() => router(shards, options)).toThrowError(
-      expect.objectContaining({ code: "invalid_argument", detail: { field } }),
+      expect.objectContaining({
+        code: "invalid_argument",
+        detail: { field },
+        message: expect.stringMatching(new RegExp(`^${field}: \\S`)),
+      }),
     );
   }
   // The largest timeouts are allowed.

@@ -38,7 +38,14 @@ type Operation =
   | "list"
   | "listScopes"
   | "openUpload"
-  | "openDownload";
+  | "openDownload"
+  // The calls on a scripted worker's transfers: the hook runs once the call has reached the
+  // worker's own upload or download, and holds or fails its answer.
+  | "upload.write"
+  | "upload.finish"
+  | "upload.abort"
+  | "download.read"
+  | "download.cancel";
 
 /** Runs before every operation of a worker: may block it (await a deferred) or throw. */
 export type Hook = (
@@ -76,6 +83,13 @@ class ScriptedService implements ArtifactService {
     return this.#store;
   }
 
+  /** Runs `call` on the worker's transfer, then the hook, which may hold or fail the answer. */
+  protected async answer<T>(operation: Operation, args: readonly unknown[], call: Promise<T>) {
+    call.catch(() => undefined);
+    await this.#factory.hook(operation, this.#shard, args);
+    return call;
+  }
+
   put: ArtifactService["put"] = async (...args) => (await this.enter("put", args)).put(...args);
   get: ArtifactService["get"] = async (...args) => (await this.enter("get", args)).get(...args);
   head: ArtifactService["head"] = async (...args) => (await this.enter("head", args)).head(...args);
@@ -96,10 +110,24 @@ class ScriptedService implements ArtifactService {
 
 /** A scripted worker that also serves the memory store's native transfer. */
 class TransferringService extends ScriptedService implements ArtifactTransfer {
-  openUpload: ArtifactTransfer["openUpload"] = async (...args) =>
-    (await this.enter("openUpload", args)).openUpload(...args);
-  openDownload: ArtifactTransfer["openDownload"] = async (...args) =>
-    (await this.enter("openDownload", args)).openDownload(...args);
+  openUpload: ArtifactTransfer["openUpload"] = async (...args) => {
+    const sink = await (await this.enter("openUpload", args)).openUpload(...args);
+    return {
+      write: (chunk) => this.answer("upload.write", [chunk], sink.write(chunk)),
+      finish: () => this.answer("upload.finish", [], sink.finish()),
+      abort: (reason) => this.answer("upload.abort", [reason], sink.abort(reason)),
+    };
+  };
+  openDownload: ArtifactTransfer["openDownload"] = async (...args) => {
+    const source = await (await this.enter("openDownload", args)).openDownload(...args);
+    return {
+      meta: source.meta,
+      offset: source.offset,
+      length: source.length,
+      read: () => this.answer("download.read", [], source.read()),
+      cancel: () => this.answer("download.cancel", [], source.cancel()),
+    };
+  };
 }
 
 /**

@@ -97,9 +97,11 @@ async function transferIdleAtItsEdge({ router, fakeClock, advance }: RouterConte
     await upload.write(bytes(`chunk ${round}`));
   }
   await advance(T);
+  // The refusal says why: the option whose bound the upload reached.
   await expect(upload.write(bytes("late"))).rejects.toMatchObject({
     code: "timeout",
     detail: { limit: "transfer_idle_timeout_ms", bound: T },
+    message: expect.stringContaining("transferIdleTimeoutMs"),
   });
   await expect(upload.finish()).rejects.toMatchObject({ code: "timeout" });
   await expect(service.head(appScope("a"), "x")).rejects.toMatchObject({ code: "not_found" });

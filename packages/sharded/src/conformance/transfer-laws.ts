@@ -1,4 +1,9 @@
-import { type ArtifactTransfer, defineCapabilities, hasTransfer } from "@artifact-kit/core";
+import {
+  type ArtifactService,
+  type ArtifactTransfer,
+  defineCapabilities,
+  hasTransfer,
+} from "@artifact-kit/core";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { expect } from "vitest";
 import { memoryShards } from "../memory.js";
@@ -10,6 +15,8 @@ import { appScope, bytes, deferred, ScriptedShards } from "./scripted-shards.js"
 // it ends, on every path by which it can end.
 
 const PARTS = ["streamingUpload", "streamingDownload", "byteRanges"] as const;
+
+type Transferring = ArtifactService & ArtifactTransfer;
 
 async function upload(router: ArtifactTransfer, app: string, text: string) {
   const sink = await router.openUpload(appScope(app), "x");
@@ -107,9 +114,11 @@ async function undeclaredIsUnsupported({ router }: RouterContext) {
   const service = router(shards);
   expect(hasTransfer(service)).toBe(true);
   for (const part of PARTS) expect(service.capabilities().transfer?.[part]).toBeFalsy();
+  // The refusal says why: the part the workers do not declare.
   await expect(service.openUpload(appScope("a"), "x")).rejects.toMatchObject({
     code: "unsupported_transfer",
     detail: { transfer: "streamingUpload" },
+    message: expect.stringMatching(/^(?=.*streamingUpload)(?=.*declare)/),
   });
   await expect(service.openDownload(appScope("a"), "x")).rejects.toMatchObject({
     code: "unsupported_transfer",
@@ -146,9 +155,20 @@ async function partialDeclaration({ router }: RouterContext) {
 async function declaredButNotImplemented({ router }: RouterContext) {
   const shards = new ScriptedShards("durable", "declared_only");
   const service = router(shards);
+  // The refusal says why: the worker has no openUpload.
   await expect(service.openUpload(appScope("a"), "x")).rejects.toMatchObject({
     code: "unsupported_transfer",
+    message: expect.stringContaining("openUpload"),
   });
+  await service.put(appScope("a"), "x", bytes("abc"));
+  // Each refusal names the part asked for: whole downloads and ranges are parts of their own.
+  await expect(service.openDownload(appScope("a"), "x")).rejects.toMatchObject({
+    code: "unsupported_transfer",
+    detail: { transfer: "streamingDownload" },
+  });
+  await expect(
+    service.openDownload(appScope("a"), "x", { range: { offset: 0, length: 1 } }),
+  ).rejects.toMatchObject({ code: "unsupported_transfer", detail: { transfer: "byteRanges" } });
   // Not a worker failure: the worker stays, and serves everything else.
   await service.put(appScope("a"), "x", bytes("a"));
   expect(service.status()).toMatchObject({ activeScopes: 1, failures: 0 });
@@ -282,13 +302,22 @@ function uploadEnds(how: "abort" | "refused") {
   };
 }
 
-/** A chunk the upload refuses without failing leaves it open, its worker held. */
+/**
+ * A call the upload refuses without failing (a chunk that is not bytes, a write while another
+ * is in flight) leaves it open, its worker held.
+ */
 async function refusedChunkKeepsTheUpload(context: RouterContext) {
   const { service, shards } = oneWorker(context);
   const sink = await service.openUpload(appScope("a"), "x");
   await expect(sink.write("text" as never)).rejects.toMatchObject({ code: "invalid_argument" });
   await expectPinned(service, shards);
-  await sink.write(bytes("ok"));
+  const first = sink.write(bytes("o"));
+  await expect(sink.write(bytes("too soon"))).rejects.toMatchObject({
+    code: "invalid_argument",
+  });
+  await first;
+  await expectPinned(service, shards);
+  await sink.write(bytes("k"));
   await expect(sink.finish()).resolves.toMatchObject({ size: 2 });
   await expectReclaimable(service, shards);
 }
@@ -299,10 +328,83 @@ async function abortedSignalLetsGo(context: RouterContext) {
   const sink = await service.openUpload(appScope("a"), "x", { signal: controller.signal });
   await sink.write(bytes("ab"));
   controller.abort(new Error("owner went away"));
-  await expect(sink.finish()).rejects.toMatchObject({ code: "aborted" });
-  // The router stops the worker's upload, then lets go: the turn after, it has.
+  // Nobody calls the upload again: the router stops the worker's upload, then lets go of the
+  // worker by itself (the turn after, it has).
   await new Promise((resolve) => setImmediate(resolve));
   await expectReclaimable(service, shards);
+  await expect(sink.finish()).rejects.toMatchObject({ code: "aborted" });
+}
+
+/**
+ * A transfer that ends on several paths at once (its last byte and a cancel, two aborts and a
+ * finish) lets its worker go once: a call in flight on it afterwards still pins it.
+ */
+async function endedOnSeveralPathsAtOnce(context: RouterContext) {
+  const { service, shards } = oneWorker(context);
+  await service.put(appScope("a"), "x", bytes("abc"));
+  const source = await service.openDownload(appScope("a"), "x");
+  await Promise.all([source.read(), source.cancel(), source.cancel()]);
+  const sink = await service.openUpload(appScope("a"), "y");
+  await sink.write(bytes("y"));
+  await Promise.all([sink.abort(), sink.abort(), sink.finish().catch(() => undefined)]);
+  const gate = deferred();
+  shards.hook = () => gate.promise;
+  const slow = service.get(appScope("a"), "x");
+  await expectPinned(service, shards);
+  gate.resolve();
+  await expect(slow).resolves.toMatchObject({ version: 1 });
+  shards.hook = () => undefined;
+  await expectReclaimable(service, shards);
+}
+
+/**
+ * A worker that ignores its callers' signals (a third party's may) and whose uploads open only
+ * once `gate` resolves: the router alone watches the caller's signal.
+ */
+function signalDeaf(worker: ArtifactService & ArtifactTransfer, gate: Promise<void>) {
+  const deaf: ArtifactService & ArtifactTransfer = {
+    capabilities: () => worker.capabilities(),
+    put: (...args) => worker.put(...args),
+    get: (...args) => worker.get(...args),
+    head: (...args) => worker.head(...args),
+    delete: (...args) => worker.delete(...args),
+    listNames: (...args) => worker.listNames(...args),
+    listVersions: (...args) => worker.listVersions(...args),
+    list: (...args) => worker.list(...args),
+    listScopes: (...args) => worker.listScopes(...args),
+    openUpload: async (scope, name, options) => {
+      await gate;
+      const { signal: _ignored, ...rest } = options ?? {};
+      return worker.openUpload(scope, name, rest);
+    },
+    openDownload: (...args) => worker.openDownload(...args),
+    close: () => worker.close(),
+  };
+  return deaf;
+}
+
+/** A signal that aborts while the worker is opening the transfer still ends it, at once. */
+async function abortedWhileOpening({ router }: RouterContext) {
+  const shards = new ScriptedShards("durable", "native");
+  const gate = deferred();
+  const service = router(
+    {
+      capabilities: shards.capabilities,
+      open: async (shard) => signalDeaf((await shards.open(shard)) as Transferring, gate.promise),
+    },
+    { maxActiveScopes: 1 },
+  );
+  const controller = new AbortController();
+  const opening = service.openUpload(appScope("a"), "x", { signal: controller.signal });
+  await new Promise((resolve) => setImmediate(resolve));
+  controller.abort(new Error("owner went away"));
+  gate.resolve();
+  const sink = await opening.catch(() => undefined);
+  if (sink) await expect(sink.write(bytes("late"))).rejects.toMatchObject({ code: "aborted" });
+  // Nobody calls the upload again: the router let go of its worker all the same.
+  await new Promise((resolve) => setImmediate(resolve));
+  await expectReclaimable(service, shards);
+  await expect(service.head(appScope("a"), "x")).rejects.toMatchObject({ code: "not_found" });
 }
 
 export const TRANSFER_LAWS: readonly RouterLaw[] = [
@@ -364,8 +466,18 @@ export const TRANSFER_LAWS: readonly RouterLaw[] = [
   ),
   law(
     "transfer",
-    "a chunk refused without failing the upload keeps it open and its worker held",
+    "a call refused without failing the upload (a chunk not bytes, a write during a write) keeps it open and its worker held",
     refusedChunkKeepsTheUpload,
   ),
   law("transfer", "an upload whose signal aborts lets its worker go", abortedSignalLetsGo),
+  law(
+    "transfer",
+    "a transfer ended on several paths at once lets its worker go once",
+    endedOnSeveralPathsAtOnce,
+  ),
+  law(
+    "transfer",
+    "an upload whose signal aborts while its worker opens it is ended and lets its worker go",
+    abortedWhileOpening,
+  ),
 ];
