@@ -1,12 +1,9 @@
-import { closedError } from "@artifact-kit/core";
-import { AdapterService } from "@artifact-kit/core/adapter";
 import {
   ObjectLayout,
   ObjectStoreBackend,
   type ObjectStoreDialect,
+  ObjectStoreService,
   objectStoreCapabilities,
-  type RepairOptions,
-  type RepairReport,
 } from "@artifact-kit/object-store";
 import { AzureBucket } from "./azure-bucket.js";
 import { type AzureArtifactServiceOptions, resolveAzureConfig } from "./config.js";
@@ -33,9 +30,8 @@ const AZURE_DIALECT: ObjectStoreDialect = Object.freeze({
  * Block List for a streamed upload, both with If-None-Match: *), so a reader never sees a
  * partial artifact.
  */
-export class AzureArtifactService extends AdapterService {
+export class AzureArtifactService extends ObjectStoreService {
   readonly #bucket: AzureBucket;
-  readonly #backend: ObjectStoreBackend;
   readonly #layout: ObjectLayout;
 
   /**
@@ -61,13 +57,6 @@ export class AzureArtifactService extends AdapterService {
     });
     super(backend, objectStoreCapabilities(config, { blockBytes: config.blockBytes }));
     this.#bucket = bucket;
-    this.#backend = backend;
     this.#layout = new ObjectLayout(config.prefix, AZURE_DIALECT.bindings);
-  }
-
-  /** Removes staging blobs of uploads that died before publication (see RepairOptions). */
-  async repair(options?: RepairOptions): Promise<RepairReport> {
-    if (this.closed) throw closedError();
-    return this.#backend.repair(options);
   }
 }

@@ -1,11 +1,8 @@
-import { closedError } from "@artifact-kit/core";
-import { AdapterService } from "@artifact-kit/core/adapter";
 import {
   ObjectStoreBackend,
   type ObjectStoreDialect,
+  ObjectStoreService,
   objectStoreCapabilities,
-  type RepairOptions,
-  type RepairReport,
 } from "@artifact-kit/object-store";
 import { GcsBucket } from "./bucket-client.js";
 import { type GcsArtifactServiceOptions, resolveGcsConfig } from "./config.js";
@@ -28,26 +25,15 @@ export const GCS_DIALECT: ObjectStoreDialect = Object.freeze({
  * any number of them, on any number of hosts, may share a bucket and prefix. Versions are
  * allocated by create-only writes of permanent allocation objects, and published by one
  * create-only object holding manifest and data, so a reader never sees a partial artifact
- * (the protocol of `@artifact-kit/object-store`).
+ * (the protocol of `@artifact-kit/object-store`). `repair()` removes the staging objects of
+ * streamed uploads that died before publication; GCS lists no open resumable sessions (they
+ * expire on their own), so its `abortedUploads` is always 0.
  */
-export class GcsArtifactService extends AdapterService {
-  readonly #backend: ObjectStoreBackend;
-
+export class GcsArtifactService extends ObjectStoreService {
   constructor(options: GcsArtifactServiceOptions) {
     const config = resolveGcsConfig(options);
     const bucket = new GcsBucket(config.bucket, config.maxConcurrency);
     const backend = new ObjectStoreBackend({ ...config, bucket, dialect: GCS_DIALECT });
     super(backend, objectStoreCapabilities(config));
-    this.#backend = backend;
-  }
-
-  /**
-   * Removes the staging objects of streamed uploads that died before publication (older
-   * than `olderThanMs`, default 24 h). GCS lists no open resumable sessions: those expire on
-   * their own, so `abortedUploads` is always 0 here.
-   */
-  async repair(options?: RepairOptions): Promise<RepairReport> {
-    if (this.closed) throw closedError();
-    return this.#backend.repair(options);
   }
 }

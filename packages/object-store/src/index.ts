@@ -29,4 +29,5 @@ export { ObjectLayout } from "./layout.js";
 export type { ObjectStoreOptions } from "./options.js";
 export type { RepairOptions, RepairReport } from "./repair.js";
 export { REQUEST_ID_KEY } from "./request-ids.js";
+export { ObjectStoreService } from "./service.js";
 export { ObjectStoreBackend } from "./store.js";

@@ -1,12 +1,9 @@
-import { closedError } from "@artifact-kit/core";
-import { AdapterService } from "@artifact-kit/core/adapter";
 import {
   ObjectLayout,
   ObjectStoreBackend,
   type ObjectStoreDialect,
+  ObjectStoreService,
   objectStoreCapabilities,
-  type RepairOptions,
-  type RepairReport,
 } from "@artifact-kit/object-store";
 import { S3Bucket } from "./bucket-client.js";
 import { resolveS3Config, type S3ArtifactServiceOptions } from "./config.js";
@@ -33,8 +30,7 @@ export const S3_DIALECT: ObjectStoreDialect = Object.freeze({
  * manifest, so a reader never sees a partial artifact (the protocol of
  * `@artifact-kit/object-store`).
  */
-export class S3ArtifactService extends AdapterService {
-  readonly #backend: ObjectStoreBackend;
+export class S3ArtifactService extends ObjectStoreService {
   readonly #probe: () => Promise<void>;
 
   /**
@@ -57,14 +53,7 @@ export class S3ArtifactService extends AdapterService {
     });
     const backend = new ObjectStoreBackend({ ...config, bucket, dialect: S3_DIALECT });
     super(backend, objectStoreCapabilities(config, { partBytes }));
-    this.#backend = backend;
     const layout = new ObjectLayout(config.prefix, S3_DIALECT.bindings);
     this.#probe = () => probeConditionalWrites(bucket, layout, multipartCompletion);
-  }
-
-  /** Aborts stale multipart uploads and removes orphaned staging (see RepairOptions). */
-  async repair(options?: RepairOptions): Promise<RepairReport> {
-    if (this.closed) throw closedError();
-    return this.#backend.repair(options);
   }
 }
