@@ -20,6 +20,7 @@ export const DIALECTS = {
       bindings: "name-and-key",
       deletions: "markers",
       scopeMarkers: "body",
+      versionRecords: "chunks",
     },
     newBucket: () => new MemoryBucket("body", false, false),
   },
