@@ -147,12 +147,7 @@ export class ObjectLayout {
 
   /** Every folder the protocol (or an adapter's probe) writes under the prefix. */
   ownedPrefixes(): string[] {
-    return [
-      `${this.prefix}s/`,
-      this.uploadsPrefix(),
-      `${this.prefix}p/`,
-      this.recordChunksRoot(),
-    ];
+    return [`${this.prefix}s/`, this.uploadsPrefix(), `${this.prefix}p/`, this.recordChunksRoot()];
   }
 
   #scopeRoot(scope: Scope): string {

@@ -93,7 +93,11 @@ export function decodeChunk(
       const json = JSON.stringify(entry.manifest);
       const manifest = parseStoredManifest(json, manifestFormat, { scope, version });
       if (nameKey(manifest.name).key !== key) return undefined;
-      records.set(version, { size: size as number, ...(tag === undefined ? {} : { tag }), manifest });
+      records.set(version, {
+        size: size as number,
+        ...(tag === undefined ? {} : { tag }),
+        manifest,
+      });
     }
     return records;
   } catch {
@@ -127,7 +131,9 @@ export function chunkChecks(
     const first = chunk.records[0] as unknown;
     // An empty chunk names no scope (and holds nothing to trust): it checks on its range.
     if (first === undefined) {
-      return chunk.format === CHUNK_FORMAT && chunk.first === range.first && chunk.span === range.span;
+      return (
+        chunk.format === CHUNK_FORMAT && chunk.first === range.first && chunk.span === range.span
+      );
     }
     if (!isObject(first) || !isObject(first.manifest)) return false;
     const scope = first.manifest.scope as Scope;

@@ -38,7 +38,10 @@ export async function removeBadChunks(
     const doomed = batch.filter((_, index) => bad[index]);
     await Promise.all(
       doomed.map((object) =>
-        bucket.delete(deadline, { key: object.key, ...(object.match ? { match: object.match } : {}) }),
+        bucket.delete(deadline, {
+          key: object.key,
+          ...(object.match ? { match: object.match } : {}),
+        }),
       ),
     );
     removed += doomed.length;

@@ -55,7 +55,9 @@ export async function settledRanges(
   }
   young.sort((a, b) => a - b);
   const deleted =
-    young.length === 0 ? new Set<number>() : await tombstones.deletedAmong(scope, key, young, deadline);
+    young.length === 0
+      ? new Set<number>()
+      : await tombstones.deletedAmong(scope, key, young, deadline);
   const unsettled = young.filter((version) => !deleted.has(version));
   return {
     ranges: candidates.filter((range) => !unsettled.some((version) => inRange(range, version))),

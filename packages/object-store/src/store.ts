@@ -241,7 +241,10 @@ export class ObjectStoreBackend implements AdapterHooks {
       limit + 1,
     );
     // Both requests settle before the page answers (none outlives a failure).
-    const [objects] = await allSettledOrFirstFailure<unknown>([listing, chunks?.chunks ?? Promise.resolve()]);
+    const [objects] = await allSettledOrFirstFailure<unknown>([
+      listing,
+      chunks?.chunks ?? Promise.resolve(),
+    ]);
     const listed = (objects as ObjectInfo[]).slice(0, limit);
     const lastKey = listed[listed.length - 1]?.key ?? "";
     const lastVersion = this.#layout.versionOf(lastKey, this.#layout.versionsPrefix(scope, key));

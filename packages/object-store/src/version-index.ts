@@ -3,7 +3,6 @@ import type { StoredManifest } from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { ObjectBucket, ObjectInfo } from "./bucket.js";
 import type { ObjectLayout } from "./layout.js";
-import { listAll } from "./listing.js";
 import type { PublishedReader } from "./reader.js";
 import {
   type ChunkRecords,
@@ -71,7 +70,10 @@ export class VersionIndex {
    * Starts listing the chunks of a page that begins at version `from`: one request, sent
    * beside the page's own listing (more only when the page reaches past what it listed).
    */
-  listChunks(page: PageOf, from: number): { chunks: ChunkListing; through: (last: number) => ChunkListing } {
+  listChunks(
+    page: PageOf,
+    from: number,
+  ): { chunks: ChunkListing; through: (last: number) => ChunkListing } {
     const prefix = this.#layout.recordChunksPrefix(page.scope, page.key);
     const ranges = new Map<string, VersionRange>();
     let cursor: string | undefined;
@@ -80,7 +82,11 @@ export class VersionIndex {
       const listed = await this.#bucket.list(page.deadline, {
         prefix,
         maxKeys: this.#bucket.maxListKeys,
-        startAfter: this.#layout.recordChunksBefore(page.scope, page.key, rangeOf(from, TOP_SPAN).first),
+        startAfter: this.#layout.recordChunksBefore(
+          page.scope,
+          page.key,
+          rangeOf(from, TOP_SPAN).first,
+        ),
         ...(cursor ? { cursor } : {}),
       });
       for (const object of listed.objects) {
@@ -157,8 +163,7 @@ export class VersionIndex {
         const objectKey = this.#layout.recordChunk(page.scope, page.key, range);
         const stored = await this.#bucket.get(page.deadline, objectKey);
         const records =
-          stored &&
-          decodeChunk(stored.bytes, range, this.#manifestFormat, page.scope, page.key);
+          stored && decodeChunk(stored.bytes, range, this.#manifestFormat, page.scope, page.key);
         if (records) chunks.set(id, records);
       }),
     );

@@ -1,4 +1,4 @@
-import { type Deadline, notFound } from "@artifact-kit/core";
+import { type Deadline, notFound, unavailable } from "@artifact-kit/core";
 import type {
   ByteWindow,
   CreateOutcome,
@@ -29,10 +29,12 @@ interface Stored {
  */
 export class MemoryBucket implements ObjectBucket {
   readonly label = "memory";
-  readonly maxListKeys = 4;
+  maxListKeys = 4;
   readonly objects = new Map<string, Stored>();
-  /** Requests sent (every method that would be one request on a real backend). */
-  requests = 0;
+  /** Requests sent, by method (each call would be one request on a real backend). */
+  readonly requests = { createOnly: 0, get: 0, head: 0, list: 0, delete: 0 };
+  /** Keys whose next create-only write fails as a backend outage would. */
+  readonly failNextWrite = new Set<string>();
   /** Keys whose next create-only write lands and then answers "exists". */
   readonly landThenRefuse = new Set<string>();
   #generation = 0;
@@ -44,7 +46,8 @@ export class MemoryBucket implements ObjectBucket {
   ) {}
 
   async createOnly(deadline: Deadline, object: NewObject): Promise<CreateOutcome> {
-    this.requests += 1;
+    this.requests.createOnly += 1;
+    if (this.failNextWrite.delete(object.key)) throw unavailable(`write of ${object.key} failed`);
     deadline.check();
     if (this.objects.has(object.key)) return "exists";
     this.#put(object.key, object.body.slice(), { ...object.metadata });
@@ -57,7 +60,7 @@ export class MemoryBucket implements ObjectBucket {
     key: string,
     window?: ByteWindow,
   ): Promise<ObjectBytes | undefined> {
-    this.requests += 1;
+    this.requests.get += 1;
     deadline.check();
     const stored = this.objects.get(key);
     if (!stored) return undefined;
@@ -71,14 +74,14 @@ export class MemoryBucket implements ObjectBucket {
   }
 
   async head(deadline: Deadline, key: string): Promise<ObjectInfo | undefined> {
-    this.requests += 1;
+    this.requests.head += 1;
     deadline.check();
     const stored = this.objects.get(key);
     return stored ? this.#info(key, stored, true) : undefined;
   }
 
   async list(deadline: Deadline, request: ListRequest): Promise<ListPage> {
-    this.requests += 1;
+    this.requests.list += 1;
     deadline.check();
     const { prefix, delimiter, startAfter, endBefore } = request;
     const keys = [...this.objects.keys()]
@@ -108,7 +111,7 @@ export class MemoryBucket implements ObjectBucket {
   }
 
   async delete(deadline: Deadline, target: DeleteTarget): Promise<boolean> {
-    this.requests += 1;
+    this.requests.delete += 1;
     deadline.check();
     const stored = this.objects.get(target.key);
     if (!stored || (target.match !== undefined && String(stored.generation) !== target.match)) {
