@@ -12,6 +12,9 @@ import { RawS3Floor } from "./floor.js";
 
 /** The issue's bound: a put is an allocation and a publication, nothing more. */
 const MAX_REQUESTS_PER_PUT = 2;
+/** Issue 36: a page of versions is a few requests (its listing, the chunks', a chunk or two). */
+const MAX_REQUESTS_PER_PAGE = 4;
+const PAGE_VERSIONS = 100;
 
 const COLUMNS = [
   { id: "ours", label: "ours (@artifact-kit/s3)" },
@@ -33,6 +36,7 @@ export async function s3Suite(endpoint: string): Promise<Suite> {
     floor: new RawS3Floor(client, "ak-bench-floor"),
   };
   const steadyPut = await steadyRequestsPerPut(proxy, client);
+  const page = await requestsPerPage(proxy, client);
   const tally = new RequestTally(proxy);
   const rows = objectStoreRows(stores, tally);
   return {
@@ -54,7 +58,13 @@ export async function s3Suite(endpoint: string): Promise<Suite> {
         COLUMNS,
       );
       const verdict = steadyPut <= MAX_REQUESTS_PER_PUT ? "PASS" : "MISS";
-      return `${table}\n\nrequests per put in steady state (ours, 20 puts after the first): ${steadyPut.toFixed(2)}, target <= ${MAX_REQUESTS_PER_PUT}: ${verdict}`;
+      const pageVerdict = page.warm <= MAX_REQUESTS_PER_PAGE ? "PASS" : "MISS";
+      return [
+        table,
+        "",
+        `requests per put in steady state (ours, 20 puts after the first): ${steadyPut.toFixed(2)}, target <= ${MAX_REQUESTS_PER_PUT}: ${verdict}`,
+        `requests per listVersions page of ${PAGE_VERSIONS} (ours): ${page.cold} on the first read (it writes the record chunk), then ${page.warm}, target <= ${MAX_REQUESTS_PER_PAGE}: ${pageVerdict}`,
+      ].join("\n");
     },
     close: async () => {
       for (const store of Object.values(stores)) await store.close();
@@ -75,4 +85,28 @@ async function steadyRequestsPerPut(proxy: CountingProxy, client: S3Client): Pro
   await service.close();
   await emptyBucket(client, "ak-bench-count");
   return perPut;
+}
+
+/**
+ * Untimed: the requests of one listVersions page of 100 versions, the first time it is read
+ * (which writes the range's record chunk) and the next.
+ */
+async function requestsPerPage(
+  proxy: CountingProxy,
+  client: S3Client,
+): Promise<{ cold: number; warm: number }> {
+  await emptyBucket(client, "ak-bench-count");
+  const service = new S3ArtifactService({ client, bucket: "ak-bench-count" });
+  const scope = { kind: "app", app: "bench" } as const;
+  for (let i = 0; i < PAGE_VERSIONS; i += 1) await service.put(scope, "paged", payload(64));
+  const counted = async () => {
+    const before = proxy.requests;
+    await service.listVersions(scope, "paged", { limit: PAGE_VERSIONS });
+    return proxy.requests - before;
+  };
+  const cold = await counted();
+  const warm = await counted();
+  await service.close();
+  await emptyBucket(client, "ak-bench-count");
+  return { cold, warm };
 }

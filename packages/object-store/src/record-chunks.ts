@@ -116,31 +116,29 @@ export function recordOf(
   return record.manifest;
 }
 
-/** Whether a chunk object, wherever it lies under the chunks root, checks whole. */
-export function chunkChecks(
+/**
+ * A chunk object found under the chunks root, checked whole, with the scope its records name
+ * (the key holds only the scope's digest, which must be theirs); undefined when it does not
+ * check, or records nothing (readers never write an empty chunk).
+ */
+export function checkedChunk(
   bytes: Uint8Array,
   range: VersionRange,
   manifestFormat: string,
   scopeDigestOfKey: string,
   key: string,
-): boolean {
+): { scope: Scope; records: ChunkRecords } | undefined {
   try {
     const chunk = JSON.parse(decoder.decode(bytes)) as unknown;
-    if (!isObject(chunk) || !Array.isArray(chunk.records)) return false;
-    // The scope is only known from a record: the key's scope digest must be the record's.
+    if (!isObject(chunk) || !Array.isArray(chunk.records)) return undefined;
     const first = chunk.records[0] as unknown;
-    // An empty chunk names no scope (and holds nothing to trust): it checks on its range.
-    if (first === undefined) {
-      return (
-        chunk.format === CHUNK_FORMAT && chunk.first === range.first && chunk.span === range.span
-      );
-    }
-    if (!isObject(first) || !isObject(first.manifest)) return false;
+    if (!isObject(first) || !isObject(first.manifest)) return undefined;
     const scope = first.manifest.scope as Scope;
-    if (scopeDigest(scope) !== scopeDigestOfKey) return false;
-    return decodeChunk(bytes, range, manifestFormat, scope, key) !== undefined;
+    if (scopeDigest(scope) !== scopeDigestOfKey) return undefined;
+    const records = decodeChunk(bytes, range, manifestFormat, scope, key);
+    return records ? { scope, records } : undefined;
   } catch {
-    return false;
+    return undefined; // a scope that is no scope, among others
   }
 }
 

@@ -7,7 +7,7 @@ import {
 import type { ObjectBucket } from "./bucket.js";
 import type { ObjectLayout } from "./layout.js";
 import { listAll } from "./listing.js";
-import { removeBadChunks } from "./repair-chunks.js";
+import { removeStaleChunks } from "./repair-chunks.js";
 
 export interface RepairOptions extends RequestOptions {
   /** Only multipart uploads and staging objects older than this are removed (default 24 h). */
@@ -19,7 +19,10 @@ export interface RepairReport {
   readonly abortedUploads: number;
   /** Completed staging objects removed: uploads that died between staging and publication. */
   readonly removedStaging: number;
-  /** Record chunks removed because they do not check (readers then write them again). */
+  /**
+   * Record chunks removed because they do not check, or record a version since deleted
+   * (readers write them again from what is live).
+   */
   readonly removedChunks: number;
 }
 
@@ -27,8 +30,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Cleans what crashed or abandoned uploads leave under the prefix: incomplete multipart
- * uploads and staging objects; and removes record chunks that do not check (readers ignore
- * them, and being create-only they could never be written again while they stand).
+ * uploads and staging objects; and removes record chunks that do not check or that record
+ * deleted versions (being create-only, a chunk is only written again once it is gone).
  * Published versions, allocations and bindings are never touched. Anything younger than
  * `olderThanMs` may belong to an upload still running.
  */
@@ -58,6 +61,6 @@ export async function repairPrefix(
   });
   const stale = staged.filter((object) => object.lastModified < cutoff);
   await Promise.all(stale.map((object) => bucket.removeQuietly(object.key)));
-  const removedChunks = await removeBadChunks(bucket, layout, manifestFormat, deadline);
+  const removedChunks = await removeStaleChunks(bucket, layout, manifestFormat, deadline);
   return Object.freeze({ abortedUploads, removedStaging: stale.length, removedChunks });
 }

@@ -122,6 +122,24 @@ describe("record chunks", () => {
     expect(gets).toEqual([1]);
   });
 
+  it("repair removes a chunk that records a deleted version, and the next reader writes it anew", async () => {
+    const service = open();
+    await putMany(service, 100);
+    await service.put(scope, "log", bytes("secret"), { metadata: { note: "private" } });
+    await putMany(service, 9);
+    await pages(service);
+    const chunk = layout.recordChunk(scope, key, { first: 101, span: 10 });
+    const text = () => new TextDecoder().decode(bucket.objects.get(chunk)?.body);
+    expect(text()).toContain("private");
+    expect((await backend().repair()).removedChunks).toBe(0);
+    await service.delete(scope, "log", 101);
+    expect((await backend().repair()).removedChunks).toBe(1);
+    expect(chunkKeys()).toEqual([layout.recordChunk(scope, key, { first: 1, span: 100 })]);
+    expect((await pages(service)).versions).toEqual(range(1, 110).filter((v) => v !== 101));
+    expect(text()).not.toContain("private");
+    expect((await pages(service)).gets).toEqual([1, 1]);
+  });
+
   it("a range with a version deleted before its chunk is written is settled by its marker", async () => {
     const service = open(CHUNKED, HOUR);
     await putMany(service, 12);

@@ -244,11 +244,16 @@ describe("repair", () => {
     await raw.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: "other/file" }));
     // moto reports every multipart upload as initiated in 2010, so the upload is already old
     // enough for the default 24 h; the staging object's real age spares it until it is 1 s old.
-    expect(await service.repair()).toEqual({ abortedUploads: 1, removedStaging: 0 });
+    expect(await service.repair()).toEqual({
+      abortedUploads: 1,
+      removedStaging: 0,
+      removedChunks: 0,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await service.repair({ olderThanMs: 1_000 })).toEqual({
       abortedUploads: 0,
       removedStaging: 1,
+      removedChunks: 0,
     });
     const uploads = await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
     expect((uploads.Uploads ?? []).map((u) => u.Key)).toEqual(["other/file"]);
