@@ -227,7 +227,8 @@ export class ObjectStoreBackend implements AdapterHooks {
     const { scope, cursor, limit, deadline, name } = request;
     const { key } = nameKey(name);
     const page = { scope, key, name, deadline };
-    const chunks = this.#index?.listChunks(page, (cursor ?? 0) + 1);
+    // A page of one or two versions reads them for less than a chunks' listing and a chunk.
+    const chunks = limit > 2 ? this.#index?.listChunks(page, (cursor ?? 0) + 1) : undefined;
     const listing = listAll(
       this.#bucket,
       deadline,
