@@ -135,6 +135,12 @@ export interface ObjectInfo {
    * GCS listing or any `head` does, possibly empty).
    */
   readonly metadata?: Readonly<Record<string, string>>;
+  /**
+   * A tag of the object's content as a listing gives it (S3's ETag), which differs for
+   * objects of different bytes; record chunks check records against it. Undefined when the
+   * backend did not say.
+   */
+  readonly tag?: string;
   /** This incarnation of the key, for a conditional `delete` (generation, ETag), if known. */
   readonly match?: string;
 }

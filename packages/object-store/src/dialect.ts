@@ -43,4 +43,14 @@ export interface ObjectStoreDialect {
    *   UTF-8 (ids are arbitrary strings).
    */
   readonly scopeMarkers: "body" | "metadata";
+  /**
+   * Where a page of versions reads its records from:
+   * - "listing" (the default): the listing carries each record (a header format's metadata
+   *   copy, on a bucket whose listings carry metadata: GCS, Azure), or each is read.
+   * - "chunks": create-only record chunks under `r/`, one per settled range of versions,
+   *   written by the readers that need them (see record-chunks.ts): a page costs its listing,
+   *   one listing of chunks and a few chunk reads, for backends whose listings carry no
+   *   metadata (S3). Buckets written before chunks existed read as they did, and gain them.
+   */
+  readonly versionRecords?: "listing" | "chunks";
 }

@@ -1,5 +1,6 @@
 import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 import type { ObjectStoreDialect } from "./dialect.js";
+import { isChunkRange, type VersionRange } from "./version-ranges.js";
 
 /** Digits of Number.MAX_SAFE_INTEGER: zero-padding to it makes string order numeric order. */
 const VERSION_DIGITS = 16;
@@ -23,6 +24,7 @@ function parsePadded(text: string): number | undefined {
  *   <prefix>s/<sha256 of scope>/k/<sha256 of name NUL key>           bindings ("name-and-key")
  *   <prefix>s/<sha256 of scope>/k/<name key>/<sha256 of key>         bindings ("per-name")
  *   <prefix>c/<sha256 of scope>                                      scope markers, permanent
+ *   <prefix>r/<sha256 of scope>/<name key>/<first, padded>-<span>    version-record chunks
  *   <prefix>u/<random upload id>[...]                                streamed uploads' staging
  *   <prefix>p/<random id>                                            an adapter's probe, removed
  *
@@ -72,7 +74,11 @@ export class ObjectLayout {
 
   /** The permanent marker that a version was deleted (the "markers" dialect). */
   deletionMarker(scope: Scope, key: string, version: number): string {
-    return `${this.#scopeRoot(scope)}d/${key}/${pad(version)}`;
+    return this.deletionMarkersPrefix(scope, key) + pad(version);
+  }
+
+  deletionMarkersPrefix(scope: Scope, key: string): string {
+    return `${this.#scopeRoot(scope)}d/${key}/`;
   }
 
   /** The binding of one caller idempotency key under one name; NUL occurs in neither. */
@@ -80,6 +86,36 @@ export class ObjectLayout {
     return this.#bindings === "name-and-key"
       ? `${this.#scopeRoot(scope)}k/${sha256Hex(`${name}\u0000${idempotencyKey}`)}`
       : `${this.#scopeRoot(scope)}k/${key}/${sha256Hex(idempotencyKey)}`;
+  }
+
+  /** Parent of every version-record chunk (see record-chunks.ts): what repair checks. */
+  recordChunksRoot(): string {
+    return `${this.prefix}r/`;
+  }
+
+  recordChunksPrefix(scope: Scope, key: string): string {
+    return `${this.recordChunksRoot()}${scopeDigest(scope)}/${key}/`;
+  }
+
+  /** The chunk of versions [first, first + span); keys sort by first version, then span. */
+  recordChunk(scope: Scope, key: string, range: VersionRange): string {
+    return `${this.recordChunksPrefix(scope, key)}${pad(range.first)}-${range.span}`;
+  }
+
+  /** A listing key that sorts before every chunk whose range starts at `first` or later. */
+  recordChunksBefore(scope: Scope, key: string, first: number): string {
+    return `${this.recordChunksPrefix(scope, key)}${pad(first - 1)}~`;
+  }
+
+  /** The range of a chunk's key under `chunksPrefix`; undefined when it is no chunk's key. */
+  recordChunkRange(objectKey: string, chunksPrefix: string): VersionRange | undefined {
+    if (!objectKey.startsWith(chunksPrefix)) return undefined;
+    const match = /^([0-9]{16})-([0-9]+)$/.exec(objectKey.slice(chunksPrefix.length));
+    const first = parsePadded(match?.[1] ?? "");
+    const span = Number(match?.[2]);
+    if (first === undefined || !Number.isSafeInteger(span)) return undefined;
+    const range = { first, span };
+    return isChunkRange(range) ? range : undefined;
   }
 
   /** Parent of the scope markers: one object per scope ever written into, never removed. */
@@ -111,7 +147,7 @@ export class ObjectLayout {
 
   /** Every folder the protocol (or an adapter's probe) writes under the prefix. */
   ownedPrefixes(): string[] {
-    return [`${this.prefix}s/`, this.uploadsPrefix(), `${this.prefix}p/`];
+    return [`${this.prefix}s/`, this.uploadsPrefix(), `${this.prefix}p/`, this.recordChunksRoot()];
   }
 
   #scopeRoot(scope: Scope): string {

@@ -11,4 +11,10 @@ export interface ObjectStoreOptions {
   readonly maxContentionWaitMs: number;
   /** Most versions the legacy `list` returns before `result_limit_exceeded`. */
   readonly legacyListLimit: number;
+  /**
+   * With "chunks" version records: how old an allocation that was neither published nor
+   * deleted must be before its put is taken for dead and its range's chunk is written
+   * (default 15 minutes). A put that publishes later still shows: it costs a read per page.
+   */
+  readonly recordChunkSettleMs?: number;
 }

@@ -7,6 +7,7 @@ import {
 import type { ObjectBucket } from "./bucket.js";
 import type { ObjectLayout } from "./layout.js";
 import { listAll } from "./listing.js";
+import { removeStaleChunks } from "./repair-chunks.js";
 
 export interface RepairOptions extends RequestOptions {
   /** Only multipart uploads and staging objects older than this are removed (default 24 h). */
@@ -18,18 +19,26 @@ export interface RepairReport {
   readonly abortedUploads: number;
   /** Completed staging objects removed: uploads that died between staging and publication. */
   readonly removedStaging: number;
+  /**
+   * Record chunks removed because they do not check, or record a version since deleted
+   * (readers write them again from what is live).
+   */
+  readonly removedChunks: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Cleans what crashed or abandoned uploads leave under the prefix: incomplete multipart
- * uploads and staging objects. Published versions, allocations and bindings are never
- * touched. Anything younger than `olderThanMs` may belong to an upload still running.
+ * uploads and staging objects; and removes record chunks that do not check or that record
+ * deleted versions (being create-only, a chunk is only written again once it is gone).
+ * Published versions, allocations and bindings are never touched. Anything younger than
+ * `olderThanMs` may belong to an upload still running.
  */
 export async function repairPrefix(
   bucket: ObjectBucket,
   layout: ObjectLayout,
+  manifestFormat: string,
   options?: RepairOptions,
 ): Promise<RepairReport> {
   const opts = validateOptionKeys(options, ["timeoutMs", "signal", "olderThanMs"]);
@@ -52,5 +61,6 @@ export async function repairPrefix(
   });
   const stale = staged.filter((object) => object.lastModified < cutoff);
   await Promise.all(stale.map((object) => bucket.removeQuietly(object.key)));
-  return Object.freeze({ abortedUploads, removedStaging: stale.length });
+  const removedChunks = await removeStaleChunks(bucket, layout, manifestFormat, deadline);
+  return Object.freeze({ abortedUploads, removedStaging: stale.length, removedChunks });
 }

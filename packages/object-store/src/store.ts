@@ -46,6 +46,10 @@ import { ScopeMarkers } from "./scopes.js";
 import { type Tombstones, tombstonesOf } from "./tombstones.js";
 import { TrailerFormat } from "./trailer-format.js";
 import { stagedUpload } from "./upload.js";
+import { VersionIndex } from "./version-index.js";
+
+/** Default of `recordChunkSettleMs`: longer than a put normally takes to publish. */
+const RECORD_CHUNK_SETTLE_MS = 15 * 60 * 1000;
 
 /**
  * The object-store protocol on one bucket and prefix, as core's adapter hooks: requests
@@ -58,12 +62,14 @@ export class ObjectStoreBackend implements AdapterHooks {
   readonly #layout: ObjectLayout;
   readonly #format: ObjectFormat;
   readonly #legacyListLimit: number;
+  readonly #formatName: string;
   readonly #allocator: VersionAllocator;
   readonly #latest: LatestLookup;
   readonly #reader: PublishedReader;
   readonly #publisher: Publisher;
   readonly #tombstones: Tombstones;
   readonly #scopes: ScopeMarkers;
+  readonly #index: VersionIndex | undefined;
 
   constructor(options: ObjectStoreOptions) {
     const { bucket, prefix, dialect } = options;
@@ -74,6 +80,7 @@ export class ObjectStoreBackend implements AdapterHooks {
         ? new TrailerFormat(dialect.format.name)
         : new HeaderFormat(dialect.format.name);
     this.#legacyListLimit = options.legacyListLimit;
+    this.#formatName = dialect.format.name;
     this.#allocator = new VersionAllocator(bucket, this.#layout, options.maxContentionWaitMs);
     this.#latest = new LatestLookup(bucket, this.#layout, this.#allocator);
     this.#reader = new PublishedReader(bucket, this.#layout, this.#format, this.#latest);
@@ -86,11 +93,25 @@ export class ObjectStoreBackend implements AdapterHooks {
       this.#reader,
       this.#tombstones,
     );
+    this.#index =
+      dialect.versionRecords === "chunks"
+        ? new VersionIndex(
+            {
+              bucket,
+              layout: this.#layout,
+              reader: this.#reader,
+              allocator: this.#allocator,
+              tombstones: this.#tombstones,
+            },
+            dialect.format.name,
+            options.recordChunkSettleMs ?? RECORD_CHUNK_SETTLE_MS,
+          )
+        : undefined;
   }
 
   /** Aborts stale multipart uploads and removes orphaned staging (see RepairOptions). */
   repair(options?: RepairOptions): Promise<RepairReport> {
-    return repairPrefix(this.#bucket, this.#layout, options);
+    return repairPrefix(this.#bucket, this.#layout, this.#formatName, options);
   }
 
   /**
@@ -201,10 +222,14 @@ export class ObjectStoreBackend implements AdapterHooks {
     return pageScopesWithNames(known, request, (names) => this.names(names));
   }
 
+  /** One listing, then the records: from record chunks (see VersionIndex) or per object. */
   async versions(request: ParsedListVersions): Promise<VersionPage> {
-    const { scope, cursor, limit, deadline } = request;
-    const { key } = nameKey(request.name);
-    const objects = await listAll(
+    const { scope, cursor, limit, deadline, name } = request;
+    const { key } = nameKey(name);
+    const page = { scope, key, name, deadline };
+    // A page of one or two versions reads them for less than a chunks' listing and a chunk.
+    const chunks = limit > 2 ? this.#index?.listChunks(page, (cursor ?? 0) + 1) : undefined;
+    const listing = listAll(
       this.#bucket,
       deadline,
       {
@@ -216,12 +241,22 @@ export class ObjectStoreBackend implements AdapterHooks {
       },
       limit + 1,
     );
-    const page = objects.slice(0, limit);
-    const found = await this.#reader.readAll(scope, page, deadline, request.name);
-    const items = found.map(({ manifest }) => metaOfManifest(manifest));
-    const last = items[items.length - 1];
-    return objects.length > limit && last !== undefined
-      ? { items, nextCursor: last.version }
+    // Both requests settle before the page answers (none outlives a failure).
+    const [objects] = await allSettledOrFirstFailure<unknown>([
+      listing,
+      chunks?.chunks ?? Promise.resolve(),
+    ]);
+    const listed = (objects as ObjectInfo[]).slice(0, limit);
+    const lastKey = listed[listed.length - 1]?.key ?? "";
+    const lastVersion = this.#layout.versionOf(lastKey, this.#layout.versionsPrefix(scope, key));
+    const manifests =
+      chunks && this.#index && lastVersion !== undefined
+        ? await this.#index.manifests(page, listed, chunks.through(lastVersion))
+        : (await this.#reader.readAll(scope, listed, deadline, name)).map((read) => read.manifest);
+    const items = manifests.map(metaOfManifest);
+    const lastItem = items[items.length - 1];
+    return (objects as ObjectInfo[]).length > limit && lastItem !== undefined
+      ? { items, nextCursor: lastItem.version }
       : { items };
   }
 

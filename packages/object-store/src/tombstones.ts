@@ -3,6 +3,7 @@ import { corruptArtifact, type Deadline, type Scope } from "@artifact-kit/core";
 import type { ObjectBucket, ObjectInfo } from "./bucket.js";
 import type { ObjectStoreDialect } from "./dialect.js";
 import type { ObjectLayout } from "./layout.js";
+import { listAll } from "./listing.js";
 import { createOwned } from "./request-ids.js";
 
 /** On a published object: it was written with an idempotency key (its deletion is flagged). */
@@ -18,6 +19,13 @@ export interface Tombstones {
   /** Deletes one published object of a name key; false when another delete had it first. */
   remove(scope: Scope, key: string, object: ObjectInfo, deadline: Deadline): Promise<boolean>;
   wasDeleted(scope: Scope, key: string, version: number, deadline: Deadline): Promise<boolean>;
+  /** Which of `versions` (ascending) were deleted. */
+  deletedAmong(
+    scope: Scope,
+    key: string,
+    versions: readonly number[],
+    deadline: Deadline,
+  ): Promise<Set<number>>;
 }
 
 export function tombstonesOf(
@@ -61,6 +69,21 @@ class DeletionMarkers implements Tombstones {
     const marker = this.#layout.deletionMarker(scope, key, version);
     return (await this.#bucket.head(deadline, marker)) !== undefined;
   }
+
+  /** One listing of the markers between the first and last of `versions`. */
+  async deletedAmong(scope: Scope, key: string, versions: readonly number[], deadline: Deadline) {
+    const first = versions[0];
+    const last = versions[versions.length - 1];
+    if (first === undefined || last === undefined) return new Set<number>();
+    const markers = await listAll(this.#bucket, deadline, {
+      prefix: this.#layout.deletionMarkersPrefix(scope, key),
+      maxKeys: this.#bucket.maxListKeys,
+      startAfter: this.#layout.deletionMarker(scope, key, first - 1),
+      endBefore: this.#layout.deletionMarker(scope, key, last + 1),
+    });
+    const marked = new Set(markers.map((object) => Number(object.key.slice(-16))));
+    return new Set(versions.filter((version) => marked.has(version)));
+  }
 }
 
 /**
@@ -96,6 +119,13 @@ class AllocationFlags implements Tombstones {
     const allocation = this.#layout.allocationObject(scope, key, version);
     const object = await this.#bucket.head(deadline, allocation);
     return object?.metadata?.[DELETED_FLAG] === "1";
+  }
+
+  async deletedAmong(scope: Scope, key: string, versions: readonly number[], deadline: Deadline) {
+    const flags = await Promise.all(
+      versions.map((version) => this.wasDeleted(scope, key, version, deadline)),
+    );
+    return new Set(versions.filter((_, index) => flags[index]));
   }
 }
 

@@ -141,6 +141,7 @@ export class S3Bucket implements store.ObjectBucket {
         key: object.Key ?? "",
         size: object.Size ?? 0,
         lastModified: object.LastModified?.getTime() ?? 0,
+        ...(object.ETag ? { tag: object.ETag } : {}),
       }));
       const { endBefore } = request;
       const objects =

@@ -13,13 +13,16 @@ import { probeConditionalWrites } from "./probe.js";
  * The s3 adapter's on-bucket format, unchanged since its first release: data then a
  * manifest trailer (S3 parts can only be appended), bindings keyed by name and key, and
  * permanent deletion markers (DeleteObject cannot say whether it deleted anything); scope
- * markers hold their scope in the body (S3 listings carry no metadata).
+ * markers hold their scope in the body (S3 listings carry no metadata). Added later: record
+ * chunks under `r/` (new objects; the others are as they were) give a page of versions its
+ * records in a few reads, where ListObjectsV2 gives none.
  */
 export const S3_DIALECT: ObjectStoreDialect = Object.freeze({
   format: Object.freeze({ kind: "trailer", name: "artifact-kit/s3@1" }),
   bindings: "name-and-key",
   deletions: "markers",
   scopeMarkers: "body",
+  versionRecords: "chunks",
 });
 
 /**

@@ -152,6 +152,30 @@ describe("names, requests and idempotency keys", () => {
     expect(proxy.seen.length - keyed).toBe(4);
   });
 
+  it("a page of 100 versions is 3 requests once its record chunk is written, and as before", async () => {
+    for (let i = 1; i <= 100; i++) await service.put(scope, "n", bytes(`${i}`));
+    const page = async () => {
+      const before = proxy.seen.length;
+      const { items } = await service.listVersions(scope, "n");
+      return { items, requests: proxy.seen.length - before };
+    };
+    const first = await page();
+    // The first read lists, reads every trailer, and writes the range's chunk.
+    expect(first.requests).toBeGreaterThan(100);
+    const again = await page();
+    // The versions' listing, the chunks' listing, and the one chunk of versions 1 to 100.
+    expect(again.requests).toBe(3);
+    expect(again.items).toEqual(first.items);
+    expect(again.items.map((meta) => meta.version)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
+    await service.delete(scope, "n", 50);
+    const { items, requests } = await page();
+    expect(items).toEqual(first.items.filter((meta) => meta.version !== 50));
+    expect(requests).toBe(3);
+    expect((await service.repair()).removedChunks).toBe(1);
+  });
+
   it("latest is found near the high-water mark: above a stale hint, below deleted top versions", async () => {
     const other = new S3ArtifactService({ client: newClient(), bucket, prefix: "t" });
     for (let i = 1; i <= 3; i++) await service.put(scope, "n", bytes(`${i}`));
@@ -244,11 +268,16 @@ describe("repair", () => {
     await raw.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: "other/file" }));
     // moto reports every multipart upload as initiated in 2010, so the upload is already old
     // enough for the default 24 h; the staging object's real age spares it until it is 1 s old.
-    expect(await service.repair()).toEqual({ abortedUploads: 1, removedStaging: 0 });
+    expect(await service.repair()).toEqual({
+      abortedUploads: 1,
+      removedStaging: 0,
+      removedChunks: 0,
+    });
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await service.repair({ olderThanMs: 1_000 })).toEqual({
       abortedUploads: 0,
       removedStaging: 1,
+      removedChunks: 0,
     });
     const uploads = await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
     expect((uploads.Uploads ?? []).map((u) => u.Key)).toEqual(["other/file"]);

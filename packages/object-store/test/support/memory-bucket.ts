@@ -1,4 +1,4 @@
-import { type Deadline, notFound } from "@artifact-kit/core";
+import { type Deadline, notFound, unavailable } from "@artifact-kit/core";
 import type {
   ByteWindow,
   CreateOutcome,
@@ -18,6 +18,7 @@ interface Stored {
   readonly body: Uint8Array;
   readonly metadata: Record<string, string>;
   readonly generation: number;
+  readonly lastModified: number;
 }
 
 /**
@@ -28,8 +29,12 @@ interface Stored {
  */
 export class MemoryBucket implements ObjectBucket {
   readonly label = "memory";
-  readonly maxListKeys = 4;
+  maxListKeys = 4;
   readonly objects = new Map<string, Stored>();
+  /** Requests sent, by method (each call would be one request on a real backend). */
+  readonly requests = { createOnly: 0, get: 0, head: 0, list: 0, delete: 0 };
+  /** Keys whose next create-only write fails as a backend outage would. */
+  readonly failNextWrite = new Set<string>();
   /** Keys whose next create-only write lands and then answers "exists". */
   readonly landThenRefuse = new Set<string>();
   #generation = 0;
@@ -41,6 +46,8 @@ export class MemoryBucket implements ObjectBucket {
   ) {}
 
   async createOnly(deadline: Deadline, object: NewObject): Promise<CreateOutcome> {
+    this.requests.createOnly += 1;
+    if (this.failNextWrite.delete(object.key)) throw unavailable(`write of ${object.key} failed`);
     deadline.check();
     if (this.objects.has(object.key)) return "exists";
     this.#put(object.key, object.body.slice(), { ...object.metadata });
@@ -53,6 +60,7 @@ export class MemoryBucket implements ObjectBucket {
     key: string,
     window?: ByteWindow,
   ): Promise<ObjectBytes | undefined> {
+    this.requests.get += 1;
     deadline.check();
     const stored = this.objects.get(key);
     if (!stored) return undefined;
@@ -66,12 +74,14 @@ export class MemoryBucket implements ObjectBucket {
   }
 
   async head(deadline: Deadline, key: string): Promise<ObjectInfo | undefined> {
+    this.requests.head += 1;
     deadline.check();
     const stored = this.objects.get(key);
     return stored ? this.#info(key, stored, true) : undefined;
   }
 
   async list(deadline: Deadline, request: ListRequest): Promise<ListPage> {
+    this.requests.list += 1;
     deadline.check();
     const { prefix, delimiter, startAfter, endBefore } = request;
     const keys = [...this.objects.keys()]
@@ -101,6 +111,7 @@ export class MemoryBucket implements ObjectBucket {
   }
 
   async delete(deadline: Deadline, target: DeleteTarget): Promise<boolean> {
+    this.requests.delete += 1;
     deadline.check();
     const stored = this.objects.get(target.key);
     if (!stored || (target.match !== undefined && String(stored.generation) !== target.match)) {
@@ -156,14 +167,16 @@ export class MemoryBucket implements ObjectBucket {
 
   #put(key: string, body: Uint8Array, metadata: Record<string, string>) {
     this.#generation += 1;
-    this.objects.set(key, { body, metadata, generation: this.#generation });
+    const lastModified = Date.now();
+    this.objects.set(key, { body, metadata, generation: this.#generation, lastModified });
   }
 
   #info(key: string, stored: Stored, withMetadata: boolean): ObjectInfo {
     return {
       key,
       size: stored.body.byteLength,
-      lastModified: 0,
+      lastModified: stored.lastModified,
+      tag: `"${stored.generation}"`,
       match: String(stored.generation),
       ...(withMetadata || this.listsMetadata ? { metadata: { ...stored.metadata } } : {}),
     };

@@ -20,6 +20,7 @@ export const DIALECTS = {
       bindings: "name-and-key",
       deletions: "markers",
       scopeMarkers: "body",
+      versionRecords: "chunks",
     },
     newBucket: () => new MemoryBucket("body", false, false),
   },
@@ -47,9 +48,11 @@ export function openService(
   dialect: ObjectStoreDialect,
   bounds: Partial<typeof BOUNDS> = {},
   prefix = "p/",
+  recordChunkSettleMs?: number,
 ): AdapterService {
   const config = { ...BOUNDS, ...bounds };
-  const backend = new ObjectStoreBackend({ ...config, bucket, prefix, dialect });
+  const settle = recordChunkSettleMs === undefined ? {} : { recordChunkSettleMs };
+  const backend = new ObjectStoreBackend({ ...config, ...settle, bucket, prefix, dialect });
   return new (class extends AdapterService {})(backend, objectStoreCapabilities(config));
 }
 
