@@ -108,7 +108,10 @@ describe("artifact-kit on postgres://, s3:// and az:// stores", () => {
     const { lastModified } = await orphan.getProperties();
     await withTempDir(async (cwd) => {
       const young = await cliJson(["repair", ...store], { cwd, env });
-      expect(young).toMatchObject({ code: 0, body: { abortedUploads: 0, removedStaging: 0 } });
+      expect(young).toMatchObject({
+        code: 0,
+        body: { abortedUploads: 0, removedStaging: 0, removedChunks: 0 },
+      });
       // Wait on the clock passing the blob's own time, not on a fixed sleep.
       while (Date.now() <= (lastModified?.getTime() ?? 0) + 1) {
         await new Promise((resolve) => setTimeout(resolve, 5));
@@ -116,7 +119,7 @@ describe("artifact-kit on postgres://, s3:// and az:// stores", () => {
       const text = await cli(["repair", "--min-age-ms", "1", ...store], { cwd, env });
       expect([text.code, text.stdout.trim()]).toEqual([
         0,
-        "repair: abortedUploads 0, removedStaging 1",
+        "repair: abortedUploads 0, removedStaging 1, removedChunks 0",
       ]);
       expect(await orphan.exists()).toBe(false);
       const scope = ["--app", "agent", "--user", "u1"];

@@ -141,7 +141,11 @@ describe("GcsArtifactService on the emulator", () => {
     // What an upload that died between staging and publication leaves.
     const orphan = bucket.file("artifacts/u/dead-upload/data");
     await orphan.save(Buffer.from("staged"), { resumable: false });
-    expect(await service.repair()).toEqual({ abortedUploads: 0, removedStaging: 0 });
+    expect(await service.repair()).toEqual({
+      abortedUploads: 0,
+      removedStaging: 0,
+      removedChunks: 0,
+    });
     // Wait on the clock passing the object's own time, not on a fixed sleep.
     const [{ updated }] = await orphan.getMetadata();
     while (Date.now() <= Date.parse(String(updated)) + 1) {
@@ -150,6 +154,7 @@ describe("GcsArtifactService on the emulator", () => {
     expect(await service.repair({ olderThanMs: 1 })).toEqual({
       abortedUploads: 0,
       removedStaging: 1,
+      removedChunks: 0,
     });
     expect((await orphan.exists())[0]).toBe(false);
     expect(new TextDecoder().decode((await service.get(scope, "kept")).data)).toBe("kept");
