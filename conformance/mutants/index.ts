@@ -61,6 +61,26 @@ import {
   VersionPagesUncapped,
 } from "./state.js";
 import { AbortPublishes, KeepsLentChunks, RangeOffByOne } from "./transfer.js";
+import {
+  AbortAfterFinishDeletes,
+  DeleteClampsVersion,
+  DownloadIgnoresDeadline,
+  DownloadReportsLatestMeta,
+  EmptyMetadataIsNotAbsent,
+  EmptyRangeServesTheTail,
+  FailedPutBindsItsKey,
+  HeadSkipsNameValidation,
+  LateAbortUndoesThePut,
+  LegacyListInUtf16Order,
+  ListScopesIgnoresDeadline,
+  ListSkipsScopeValidation,
+  NonFiniteVersionCursorIgnored,
+  PrefixIgnoresCase,
+  SizeBoundCountsMetadata,
+  ThrowsSynchronously,
+  UnsafeVersionsLookedUp,
+  UploadDropsBadMetadata,
+} from "./unnamed.js";
 
 export interface Mutant {
   name: string;
@@ -202,4 +222,66 @@ export const MUTANTS: readonly Mutant[] = [
   },
   { name: "an inclusive scope cursor", make: (o) => new InclusiveScopeCursor(memory(o)) },
   { name: "scope ids in UTF-16 order", make: (o) => new ScopesInUtf16Order(memory(o)) },
+  // Classes no issue named (issue 31, third round): one operation skipping a step the others
+  // take, numbers past the safe integers, late cancellations, traces of failed writes.
+  { name: "head does not validate the name", make: (o) => new HeadSkipsNameValidation(memory(o)) },
+  {
+    name: "the legacy list does not validate the scope",
+    make: (o) => new ListSkipsScopeValidation(memory(o)),
+  },
+  {
+    name: "looks up versions past the safe integers",
+    make: (o) => new UnsafeVersionsLookedUp(memory(o)),
+  },
+  {
+    name: "takes a NaN or infinite version cursor for none",
+    make: (o) => new NonFiniteVersionCursorIgnored(memory(o)),
+  },
+  {
+    name: "listScopes ignores its deadline",
+    make: (o) => new ListScopesIgnoresDeadline(memory(o)),
+  },
+  {
+    name: "openDownload ignores its deadline",
+    make: (o) => new DownloadIgnoresDeadline(memory(o)),
+  },
+  {
+    name: "a streamed upload drops metadata it cannot store",
+    make: (o) => new UploadDropsBadMetadata(memory(o)),
+  },
+  { name: "the legacy list in UTF-16 order", make: (o) => new LegacyListInUtf16Order(memory(o)) },
+  {
+    name: "a range of length 0 serves the tail",
+    make: (o) => new EmptyRangeServesTheTail(memory(o)),
+  },
+  {
+    name: "a keyed retry tells {} metadata from none",
+    make: (o) => new EmptyMetadataIsNotAbsent(memory(o)),
+  },
+  {
+    name: "aborting a put's signal after it resolved deletes its version",
+    make: (o) => new LateAbortUndoesThePut(memory(o)),
+  },
+  { name: "put throws bad names synchronously", make: (o) => new ThrowsSynchronously(memory(o)) },
+  {
+    name: "a failed keyed put leaves its key bound",
+    make: (o) => new FailedPutBindsItsKey(memory(o)),
+  },
+  {
+    name: "a download of an older version reports the latest record",
+    make: (o) => new DownloadReportsLatestMeta(memory(o)),
+  },
+  {
+    name: "abort() after finish() deletes the upload",
+    make: (o) => new AbortAfterFinishDeletes(memory(o)),
+  },
+  {
+    name: "the size bound counts metadata",
+    make: (o) => new SizeBoundCountsMetadata(memory(o)),
+  },
+  {
+    name: "a delete by a version above the high-water deletes the latest",
+    make: (o) => new DeleteClampsVersion(memory(o)),
+  },
+  { name: "a name prefix matches without case", make: (o) => new PrefixIgnoresCase(memory(o)) },
 ];

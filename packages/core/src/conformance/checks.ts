@@ -25,6 +25,7 @@ import { stateLaws } from "./checks/state.js";
 import { downloadLaws } from "./checks/transfer-download.js";
 import { uploadLaws } from "./checks/transfer-upload.js";
 import { validationLaws } from "./checks/validation.js";
+import { validationOpsLaws } from "./checks/validation-ops.js";
 import { valueLaws } from "./checks/values.js";
 import type { ArtifactServiceConformanceOptions } from "./subject.js";
 
@@ -42,6 +43,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...prefixLaws,
   ...scopeListingLaws,
   ...validationLaws,
+  ...validationOpsLaws,
   ...valueLaws,
   ...basicLaws,
   ...boundLaws,

@@ -43,15 +43,26 @@ function expectHumanMessage(error: Error & { detail?: { field?: unknown } }, wha
   );
 }
 
-/** Awaits `action` and requires it to fail with an ArtifactError of `code`. */
+/**
+ * Awaits `action` and requires it to fail with an ArtifactError of `code`, as a rejected
+ * promise: an operation that throws synchronously escapes a caller's `.catch()`.
+ */
 export async function expectArtifactError(
   action: () => Promise<unknown>,
   code: ArtifactErrorCode,
   what: string,
 ): Promise<unknown> {
+  let pending: Promise<unknown>;
+  try {
+    pending = action();
+  } catch (error) {
+    return fail(
+      `${what}: threw ${show(error)} synchronously instead of returning a rejected promise`,
+    );
+  }
   let result: unknown;
   try {
-    result = await action();
+    result = await pending;
   } catch (error) {
     if (isArtifactError(error, code)) {
       expectHumanMessage(error, what);

@@ -1,5 +1,6 @@
 import type { ArtifactError, ArtifactErrorCode } from "../../errors.js";
 import { quotaLimitCode } from "../../errors.js";
+import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, Capabilities, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { type CheckOutcome, check, type LawContext, skip } from "../check.js";
@@ -278,7 +279,40 @@ async function artifactSizeIsExact({ service }: LawContext) {
     1,
     "the oversized put wrote nothing",
   );
+  await boundCountsDataOnly(service, bound);
   return undefined;
+}
+
+/**
+ * The bound is on the data alone: metadata, mimeType and key do not count against it. A
+ * keyed put refused as too large binds nothing: its key then publishes a put that fits.
+ */
+async function boundCountsDataOnly(service: ArtifactService, bound: number): Promise<void> {
+  const scope = freshScope("artifact-size-described");
+  const options = {
+    mimeType: `application/${"x".repeat(240)}`,
+    metadata: { note: "m".repeat(8_000), nested: { list: [1, 2, 3] } },
+    idempotencyKey: "k".repeat(256),
+  };
+  await expectArtifactError(
+    () => service.put(scope, "big", new Uint8Array(bound + 1), options),
+    "artifact_too_large",
+    "a described put one byte over maxArtifactBytes",
+  );
+  const meta = await service.put(scope, "big", new Uint8Array(bound), options);
+  expectEqual(
+    [meta.version, meta.size],
+    [1, bound],
+    "a described put of exactly maxArtifactBytes, under the key the oversized put carried",
+  );
+  if (!hasTransfer(service) || !service.capabilities().transfer?.streamingUpload) return;
+  const upload = await service.openUpload(scope, "streamed", { ...options, idempotencyKey: "u" });
+  await upload.write(new Uint8Array(bound));
+  expectEqual(
+    (await upload.finish()).size,
+    bound,
+    "a described upload of exactly maxArtifactBytes",
+  );
 }
 
 /** limit defaults to and is capped at maxPageLimit, for listNames and listVersions. */
@@ -350,7 +384,7 @@ const bounded = { needs: ["bounded"] } as const;
 export const boundLaws = [
   check(
     "bounds",
-    "maxArtifactBytes accepts exactly the bound and rejects one byte more (artifact_too_large)",
+    "maxArtifactBytes accepts exactly the bound and rejects one byte more (artifact_too_large), counting the data alone (not metadata, mimeType or key); a refused keyed put binds nothing",
     artifactSizeIsExact,
     bounded,
   ),

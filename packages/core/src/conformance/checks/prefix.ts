@@ -59,10 +59,66 @@ async function prefixListingIsTheFilteredListing({ service, property }: LawConte
   );
 }
 
+/**
+ * Names that a folding index would take for one another: case (ASCII, Latin-1, Greek final
+ * sigma, the dotted I), Unicode normalization (precomposed and combining), full width, and
+ * a trailing space. Each is listed under its own prefixes only.
+ */
+const LOOKALIKES: readonly string[] = [
+  "Report/a",
+  "report/b",
+  "REPORT/c",
+  "r\u00e9sum\u00e9",
+  "re\u0301sume\u0301",
+  "R\u00c9SUM\u00c9",
+  "\u0130stanbul",
+  "istanbul",
+  "\u03c3\u03bf\u03c6\u03bf\u03c2",
+  "\u03a3\u039f\u03a6\u039f\u03a3",
+  "\uff52eport",
+  "report ",
+];
+const LOOKALIKE_PREFIXES: readonly string[] = [
+  "Report",
+  "report",
+  "REPORT/",
+  "r\u00e9",
+  "re\u0301",
+  "R\u00c9",
+  "\u0130",
+  "i",
+  "I",
+  "\u03c3",
+  "\u03a3",
+  "\uff52",
+  "report ",
+];
+
+/** A prefix matches the name's own code points: no case, normalization or width folding. */
+async function prefixMatchesExactly({ service }: LawContext) {
+  const scope = freshScope("prefix-lookalikes");
+  for (const name of LOOKALIKES) await service.put(scope, name, new Uint8Array([1]));
+  const all = [...LOOKALIKES].sort(compareUtf8);
+  for (const prefix of LOOKALIKE_PREFIXES) {
+    for (const limit of [1, undefined]) {
+      expectEqual(
+        await readAllNames(service, scope, limit, prefix),
+        all.filter((name) => name.startsWith(prefix)),
+        `every page of listNames with prefix ${JSON.stringify(prefix)}, limit ${limit}`,
+      );
+    }
+  }
+}
+
 export const prefixLaws = [
   check(
     "prefix",
     "listNames with a prefix equals the full listing filtered by the prefix, under every cursor",
     prefixListingIsTheFilteredListing,
+  ),
+  check(
+    "prefix",
+    "a prefix matches names exactly as written: names that differ from it only by case, Unicode normalization or width are not listed",
+    prefixMatchesExactly,
   ),
 ];

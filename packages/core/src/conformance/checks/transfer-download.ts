@@ -6,12 +6,45 @@ import { isArtifactError } from "../../errors.js";
 import { hasTransfer } from "../../transfer.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
-import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
+import { expectArtifactError, expectEqual, expectSameJson, expectTrue, fail } from "../expect.js";
 import { bytesArb, largestPut, seededBytes } from "../payload.js";
-import { B, concat, download, multiBlockSize, NAME, readToEnd } from "./transfer-support.js";
+import {
+  B,
+  concat,
+  download,
+  multiBlockSize,
+  NAME,
+  readToEnd,
+  type Transferring,
+} from "./transfer-support.js";
+
+/**
+ * A download's record is the head of the version it serves, for an older version, one
+ * written with a key, the latest and "latest", whole and ranged: an adapter that opens the
+ * bytes of one version and the record of another (of the name's latest) is caught.
+ */
+async function expectDownloadRecords(service: Transferring): Promise<void> {
+  const scope = freshScope("download-records");
+  await service.put(scope, NAME, seededBytes(40, 1), {
+    mimeType: "text/plain",
+    metadata: { v: 1 },
+  });
+  await service.put(scope, NAME, seededBytes(20, 2), { metadata: { v: 2 }, idempotencyKey: "two" });
+  await service.put(scope, NAME, seededBytes(30, 3), { mimeType: "image/png" });
+  const ranged = service.capabilities().transfer?.byteRanges === true;
+  for (const version of [1, 2, 3, "latest"] as const) {
+    for (const range of ranged ? [undefined, { offset: 5, length: 10 }] : [undefined]) {
+      const source = await service.openDownload(scope, NAME, { version, ...(range && { range }) });
+      const what = `the record of a ${range ? "ranged " : ""}download of version ${version}`;
+      expectSameJson(source.meta, await service.head(scope, NAME, { version }), what);
+      await source.cancel();
+    }
+  }
+}
 
 /** A download concatenates to the get, within and across blocks. */
 async function downloadEqualsGet({ transfer: service, property }: LawContext) {
+  await expectDownloadRecords(service);
   await property(
     [bytesArb(largestPut(service.capabilities().quotas.bounds.maxArtifactBytes))],
     async (data) => {
@@ -201,7 +234,7 @@ export const downloadLaws = [
   ),
   check(
     "transfer",
-    "a download concatenates to the get, within and across blocks",
+    "a download concatenates to the get, within and across blocks, and its record is the head of the version it serves",
     downloadEqualsGet,
     { needs: ["streamingDownload"] },
   ),

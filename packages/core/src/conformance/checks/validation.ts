@@ -40,7 +40,7 @@ class NotPlain {
 const cycle: Record<string, unknown> = {};
 cycle.self = cycle;
 
-const BAD_SCOPES: readonly [string, unknown][] = [
+export const BAD_SCOPES: readonly [string, unknown][] = [
   ["null scope", null],
   ["string scope", "v"],
   ["unknown kind", { kind: "org", app: "v" }],
@@ -55,7 +55,7 @@ const BAD_SCOPES: readonly [string, unknown][] = [
   ["257-byte app", { kind: "app", app: `${"é".repeat(128)}x` }],
 ];
 
-const BAD_NAMES: readonly [string, unknown][] = [
+export const BAD_NAMES: readonly [string, unknown][] = [
   ["empty name", ""],
   [". name", "."],
   [".. name", ".."],
@@ -73,7 +73,7 @@ const BAD_NAMES: readonly [string, unknown][] = [
   ["null", null],
 ];
 
-const BAD_MIME_TYPES: readonly [string, unknown][] = [
+export const BAD_MIME_TYPES: readonly [string, unknown][] = [
   ["no slash", "textplain"],
   ["CR LF", "text/plain\r\nX-Injected: 1"],
   ["LF", "text/\n"],
@@ -83,7 +83,7 @@ const BAD_MIME_TYPES: readonly [string, unknown][] = [
   ["number", 5],
 ];
 
-const BAD_METADATA: readonly [string, unknown][] = [
+export const BAD_METADATA: readonly [string, unknown][] = [
   ["array", [1]],
   ["null", null],
   ["undefined value", { a: undefined }],
@@ -112,7 +112,7 @@ const BAD_METADATA: readonly [string, unknown][] = [
   [`deeper than ${MAX_METADATA_DEPTH} levels`, nested(MAX_METADATA_DEPTH + 1)],
 ];
 
-const BAD_TIMEOUTS: readonly unknown[] = [
+export const BAD_TIMEOUTS: readonly unknown[] = [
   0,
   -1,
   300_001,
