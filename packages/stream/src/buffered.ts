@@ -64,6 +64,9 @@ function bufferedUpload(
   // not only at the put.
   const ceiling = service.capabilities().quotas.bounds.maxArtifactBytes ?? maxBytes;
   const request = parseUpload(scope, name, options, Math.min(maxBytes, ceiling));
+  // As every operation: a signal already aborted, or a deadline already passed, fails the
+  // open itself (not only the writes and the finish that would follow).
+  request.deadline.check();
   const chunks: Uint8Array[] = [];
   return uploadSink(request, {
     write: async (chunk) => {
