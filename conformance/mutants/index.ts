@@ -68,6 +68,7 @@ import {
   DownloadReportsLatestMeta,
   EmptyMetadataIsNotAbsent,
   EmptyRangeServesTheTail,
+  EmptyUploadFails,
   FailedPutBindsItsKey,
   HeadSkipsNameValidation,
   LateAbortUndoesThePut,
@@ -76,6 +77,8 @@ import {
   ListSkipsScopeValidation,
   NonFiniteVersionCursorIgnored,
   PrefixIgnoresCase,
+  ReadsIgnoreDeadlineWhenFound,
+  RefusesSubMillisecondTimeouts,
   SizeBoundCountsMetadata,
   ThrowsSynchronously,
   UnsafeVersionsLookedUp,
@@ -284,4 +287,13 @@ export const MUTANTS: readonly Mutant[] = [
     make: (o) => new DeleteClampsVersion(memory(o)),
   },
   { name: "a name prefix matches without case", make: (o) => new PrefixIgnoresCase(memory(o)) },
+  {
+    name: "get checks the deadline only when the artifact is missing",
+    make: (o) => new ReadsIgnoreDeadlineWhenFound(memory(o)),
+  },
+  {
+    name: "refuses a timeout below 1 ms",
+    make: (o) => new RefusesSubMillisecondTimeouts(memory(o)),
+  },
+  { name: "an upload with no chunk fails", make: (o) => new EmptyUploadFails(memory(o)) },
 ];

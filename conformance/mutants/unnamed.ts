@@ -288,3 +288,49 @@ export class PrefixIgnoresCase extends ForwardingService {
     };
   }
 }
+
+/** Checks the deadline only when the artifact is missing (on its slow path): a found one is served. */
+export class ReadsIgnoreDeadlineWhenFound extends ForwardingService {
+  override async get(scope: Scope, name: string, options?: GetOptions) {
+    const { signal, ...rest } = options ?? {};
+    try {
+      return await super.get(scope, name, signal instanceof AbortSignal ? rest : options);
+    } catch (error) {
+      await super.get(scope, name, options); // the deadline's error, when it has one
+      throw error;
+    }
+  }
+}
+
+/** A timeout below 1 ms is refused instead of rounded up to 1 ms (`Math.floor`, then checked). */
+export class RefusesSubMillisecondTimeouts extends ForwardingService {
+  override put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions) {
+    const timeoutMs = options?.timeoutMs;
+    if (typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs < 1) {
+      return Promise.reject(invalidArgument("timeoutMs", "must be at least 1"));
+    }
+    return super.put(scope, name, data, options);
+  }
+}
+
+/** An upload with no chunk written fails at finish instead of publishing empty data. */
+export class EmptyUploadFails extends ForwardingService {
+  override async openUpload(scope: Scope, name: string, options?: UploadOptions) {
+    const upload = await super.openUpload(scope, name, options);
+    let written = false;
+    return {
+      write: (chunk: Uint8Array) => {
+        written = true;
+        return upload.write(chunk);
+      },
+      finish: async () => {
+        if (!written) {
+          await upload.abort();
+          throw invalidArgument("upload", "has no data");
+        }
+        return upload.finish();
+      },
+      abort: (reason?: unknown) => upload.abort(reason),
+    };
+  }
+}

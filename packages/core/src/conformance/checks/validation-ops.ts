@@ -1,9 +1,9 @@
-import type { ArtifactError } from "../../errors.js";
+import { type ArtifactError, isArtifactError } from "../../errors.js";
 import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
-import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
+import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
 import { readAllNames, readAllVersions } from "../observe.js";
 import type { Transferring } from "./transfer-support.js";
 import { BAD_METADATA, BAD_MIME_TYPES, BAD_NAMES, BAD_SCOPES, BAD_TIMEOUTS } from "./validation.js";
@@ -186,12 +186,33 @@ async function everyOperationValidatesEveryArgument({ service }: LawContext) {
     before,
     "the store after every refused call",
   );
+  await subMillisecondTimeoutsAreRoundedUp(service, scope);
+}
+
+/**
+ * A timeout above 0 and below 1 ms is rounded up to 1 ms, never refused: the call succeeds
+ * or times out (an adapter that floors it, then checks it, refuses a valid deadline).
+ */
+async function subMillisecondTimeoutsAreRoundedUp(service: ArtifactService, scope: Scope) {
+  for (const timeoutMs of [0.5, 0.999, Number.MIN_VALUE]) {
+    const calls: Call[] = [
+      [`put timeoutMs ${timeoutMs}`, (s) => s.put(scope, "rounded", bytes, { timeoutMs })],
+      [`get timeoutMs ${timeoutMs}`, (s) => s.get(scope, NAME, { timeoutMs })],
+      [`listNames timeoutMs ${timeoutMs}`, (s) => s.listNames(scope, { timeoutMs })],
+    ];
+    for (const [what, call] of calls) {
+      await call(service).catch((error: unknown) => {
+        if (!isArtifactError(error, "timeout"))
+          fail(`${what}: expected success or timeout, got ${String(error)}`);
+      });
+    }
+  }
 }
 
 export const validationOpsLaws = [
   check(
     "validation",
-    "every operation (head, list, openUpload, openDownload, listScopes too) checks every argument it takes, every non-integer and unsafe number included, and rejects (never throws) with invalid_argument",
+    "every operation (head, list, openUpload, openDownload, listScopes too) checks every argument it takes, every non-integer and unsafe number included, and rejects (never throws) with invalid_argument; a timeout below 1 ms is rounded up, not refused",
     everyOperationValidatesEveryArgument,
   ),
 ];
