@@ -63,6 +63,7 @@ import {
 import { AbortPublishes, KeepsLentChunks, RangeOffByOne } from "./transfer.js";
 import {
   AbortAfterFinishDeletes,
+  DeadlineCountsAsPayload,
   DeleteClampsVersion,
   DownloadIgnoresDeadline,
   DownloadReportsLatestMeta,
@@ -296,4 +297,8 @@ export const MUTANTS: readonly Mutant[] = [
     make: (o) => new RefusesSubMillisecondTimeouts(memory(o)),
   },
   { name: "an upload with no chunk fails", make: (o) => new EmptyUploadFails(memory(o)) },
+  {
+    name: "a keyed retry with another deadline is another payload",
+    make: (o) => new DeadlineCountsAsPayload(memory(o)),
+  },
 ];

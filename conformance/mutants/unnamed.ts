@@ -334,3 +334,21 @@ export class EmptyUploadFails extends ForwardingService {
     };
   }
 }
+
+/** A keyed retry compares the put's whole options, its deadline included, as its payload. */
+export class DeadlineCountsAsPayload extends ForwardingService {
+  readonly #bound = new Map<string, string>();
+  override async put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions) {
+    const key = options?.idempotencyKey;
+    if (key === undefined) return super.put(scope, name, data, options);
+    const slot = slotKey(scope, `${name}\0${key}`);
+    const spelled = JSON.stringify([options?.timeoutMs ?? null, options?.signal !== undefined]);
+    const bound = this.#bound.get(slot);
+    if (bound !== undefined && bound !== spelled) {
+      throw invalidArgument("idempotencyKey", "was bound to another payload");
+    }
+    const meta = await super.put(scope, name, data, options);
+    if (bound === undefined) this.#bound.set(slot, spelled);
+    return meta;
+  }
+}

@@ -158,6 +158,11 @@ async function equalPayloadsSpelledDifferently({ service }: LawContext) {
     ["keys in another order", { metadata: { "": null, b: { d: "x", c: [1, 2] }, a: 1 } }],
     ["1.0 for 1", { metadata: { a: 1.0, b: { c: [1, 2], d: "x" }, "": null } }],
     ["the default mimeType left out", { metadata: { b: { d: "x", c: [1, 2] }, "": null, a: 1 } }],
+    // The deadline is the call's, not the payload's.
+    [
+      "another timeoutMs and a signal",
+      { metadata, timeoutMs: 60_000, signal: new AbortController().signal },
+    ],
   ];
   for (const [how, options] of spellings) {
     const retry = await service.put(scope, NAME, data.slice(), { ...options, idempotencyKey: KEY });
@@ -172,6 +177,12 @@ async function equalPayloadsSpelledDifferently({ service }: LawContext) {
     idempotencyKey: KEY,
   });
   expectSameVersion(negativeZero, zero, "a retry with -0 where the first put had 0");
+  const empty = await service.put(scope, "empty", data.slice(), {
+    metadata: {},
+    idempotencyKey: KEY,
+  });
+  const none = await service.put(scope, "empty", data.slice(), { idempotencyKey: KEY });
+  expectSameVersion(none, empty, "a retry without metadata where the first put had {}");
   const differing: [string, PutOptions][] = [
     ["an array in another order", { metadata: { ...metadata, b: { c: [2, 1], d: "x" } } }],
     ["a key more", { metadata: { ...metadata, e: null } }],
@@ -259,7 +270,7 @@ export const retryLaws = [
   ),
   check(
     "idempotency",
-    "equal payloads spelled differently (metadata key order, 1.0 for 1, -0 for 0, the default mimeType left out) are the same payload; a real difference is invalid_argument",
+    "equal payloads spelled differently (metadata key order, 1.0 for 1, -0 for 0, {} for none, the default mimeType left out, another deadline) are the same payload; a real difference is invalid_argument",
     equalPayloadsSpelledDifferently,
   ),
   check(
