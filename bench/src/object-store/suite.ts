@@ -1,4 +1,5 @@
 import { KitStore } from "../kit-store.js";
+import { loadAverage } from "../machine.js";
 import type { StoreUnderTest } from "../store.js";
 import { compare, type Suite } from "../suite.js";
 import { KiB, payload } from "../workloads.js";
@@ -51,6 +52,7 @@ export async function objectStoreSuite(
   backend: ObjectStoreBackend,
   options: ObjectStoreOptions,
 ): Promise<Suite> {
+  const untimedLoad = loadAverage();
   // Straight to the server: the proxy's own buffers are not the adapter's.
   const memory = await streamedUploadMemory(
     backend.bucket(backend.origin, "ak-bench-memory"),
@@ -95,6 +97,7 @@ export async function objectStoreSuite(
         `requests per put in steady state (ours, 20 puts after the first): ${steadyPut.toFixed(2)}, target <= ${MAX_REQUESTS_PER_PUT}: ${verdict}`,
         `requests per listVersions page of ${PAGE_VERSIONS} (ours): ${page.cold} on the first read (on s3 it writes the record chunk), then ${page.warm}, target <= ${MAX_REQUESTS_PER_PAGE}: ${pageVerdict}`,
         describeGrowth(memory, options.uploadBytes),
+        `(the three untimed measures above began at a load average of ${untimedLoad})`,
       ].join("\n");
     },
     close: async () => {
