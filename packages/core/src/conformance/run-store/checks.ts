@@ -7,6 +7,7 @@ import { bytesArb } from "../payload.js";
 import { registerCopy, runStoreCommands } from "./commands.js";
 import { bindRunStoreLaw, type RunStoreContext, type RunStoreLaw } from "./context.js";
 import { COUNTING_LAWS } from "./counting-checks.js";
+import { EDGE_LAWS } from "./edge-checks.js";
 import { invalidCalls } from "./invalid-calls.js";
 import { LIMIT_CODES, type ModelFile, RunStoreModel, sizeOf } from "./model.js";
 import { expectContent, expectSnapshot } from "./observe.js";
@@ -156,11 +157,14 @@ async function expectRefused(
   expectSnapshot(await store.artifacts(runId), model.files(runId), `run ${runId} after ${what}`);
 }
 
-/** The bound refuses exactly one byte or file more; a remove frees exactly its room. */
-function boundIsExact(bound: keyof RunStoreBounds) {
-  return async ({ open }: RunStoreContext) => {
+/**
+ * The bound refuses exactly one byte or file more; a remove frees exactly its room. With
+ * `reopened`, the store is reopened once it is full: what it counted must be counted again.
+ */
+function boundIsExact(bound: keyof RunStoreBounds, reopened = false) {
+  return async ({ open, reopen }: RunStoreContext) => {
     const { bounds, fill, over, free } = BOUND_EDGES[bound];
-    const store = await open(bounds);
+    let store = await open(bounds);
     expectEqual(store.bounds()[bound], bounds[bound], `bounds().${bound}`);
     const model = new RunStoreModel(store.bounds());
     const register = async ([runId, f]: Placed) => {
@@ -168,6 +172,7 @@ function boundIsExact(bound: keyof RunStoreBounds) {
       model.register(runId, f);
     };
     for (const placed of fill) await register(placed);
+    if (reopened) store = await reopen();
     await expectRefused(store, model, bound, over, `register past ${bound}`);
     for (const [runId] of fill) {
       expectSnapshot(await store.artifacts(runId), model.files(runId), `run ${runId} at the bound`);
@@ -386,7 +391,16 @@ export const RUN_STORE_LAWS: readonly RunStoreLaw[] = Object.freeze([
   check("durability", "files, step ids, order and usage survive a reopen", stateSurvivesReopen, {
     needs: ["reopen"],
   }),
+  ...BOUND_NAMES.map((bound) =>
+    check(
+      "durability",
+      `${bound}, filled and reopened, refuses exactly one more${BOUND_EDGES[bound].free ? "; a remove frees exactly its room" : ""}`,
+      boundIsExact(bound, true),
+      { needs: ["reopen"] },
+    ),
+  ),
   ...SCALE_LAWS,
+  ...EDGE_LAWS,
 ] as RunStoreLaw[]);
 
 /** Every run-store check bound to `options` (only those matching `options.only`, if given). */
