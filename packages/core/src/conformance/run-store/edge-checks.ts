@@ -197,37 +197,37 @@ async function orderSurvivesEveryReopen({ open, reopen }: RunStoreContext) {
 /** One write, and what a reader beside it may see: the state before or after, nothing else. */
 interface Overlap {
   name: string;
-  setup: (store: RunStore) => Promise<void>;
-  write: (store: RunStore) => Promise<void>;
+  setup: (store: RunStore, run: string) => Promise<void>;
+  write: (store: RunStore, run: string) => Promise<void>;
 }
 
 const OVERLAPS: readonly Overlap[] = [
   {
     name: "an upsert",
-    setup: async (s) => {
-      await s.register("seen", "s", "a", "old");
-      await s.register("seen", "s", "b", "kept");
+    setup: async (s, run) => {
+      await s.register(run, "s", "a", "old");
+      await s.register(run, "s", "b", "kept");
     },
-    write: (s) => s.register("seen", "s2", "a", "new content"),
+    write: (s, run) => s.register(run, "s2", "a", "new content"),
   },
   {
     name: "a clear",
-    setup: async (s) => {
-      for (const path of ["a", "b", "c", "d"]) await s.register("seen", "s", path, path);
+    setup: async (s, run) => {
+      for (const path of ["a", "b", "c", "d"]) await s.register(run, "s", path, path);
     },
-    write: (s) => s.clear("seen"),
+    write: (s, run) => s.clear(run),
   },
   {
     name: "a remove",
-    setup: async (s) => {
-      for (const path of ["a", "b", "c"]) await s.register("seen", "s", path, path);
+    setup: async (s, run) => {
+      for (const path of ["a", "b", "c"]) await s.register(run, "s", path, path);
     },
-    write: (s) => s.remove("seen", "b"),
+    write: (s, run) => s.remove(run, "b"),
   },
   {
     name: "a new file",
-    setup: async (s) => s.register("seen", "s", "a", "a"),
-    write: (s) => s.register("seen", "s", "b", "b"),
+    setup: async (s, run) => s.register(run, "s", "a", "a"),
+    write: (s, run) => s.register(run, "s", "b", "b"),
   },
 ];
 
@@ -236,21 +236,20 @@ const viewOf = (entries: Awaited<ReturnType<RunStore["artifacts"]>>): View =>
   entries.map((e) => [e.path, e.stepId, typeof e.content === "string" ? e.content : "bytes"]);
 
 async function readersSeeBeforeOrAfter({ open }: RunStoreContext) {
+  // One store, a run per case: a store per case costs seconds on a disk.
+  const store = await open({});
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   for (const overlap of OVERLAPS) {
     // The readers start with the write, and again after each turn it takes, up to 8.
     for (let delay = 0; delay <= 8; delay++) {
-      const store = await open({});
-      await overlap.setup(store);
-      const before = viewOf(await store.artifacts("seen"));
-      const writing = overlap.write(store);
+      const run = `${overlap.name} ${delay}`;
+      await overlap.setup(store, run);
+      const before = viewOf(await store.artifacts(run));
+      const writing = overlap.write(store, run);
       for (let t = 0; t < delay; t++) await turn();
-      const seen = await Promise.all([
-        store.artifacts("seen").then(viewOf),
-        store.find("seen", "a"),
-      ]);
+      const seen = await Promise.all([store.artifacts(run).then(viewOf), store.find(run, "a")]);
       await writing;
-      const after = viewOf(await store.artifacts("seen"));
+      const after = viewOf(await store.artifacts(run));
       const what = `${overlap.name}, read ${delay} turns after it began`;
       const [view, found] = seen;
       const same = (a: View, b: View) => JSON.stringify(a) === JSON.stringify(b);
