@@ -60,6 +60,43 @@ class TruncatesPastOneMiB extends ForwardingRunStore {
   }
 }
 
+/** A register whose content equals the present file's writes nothing: the step id stays. */
+class SameContentSkipsWrite extends ForwardingRunStore {
+  override async register(runId: string, stepId: string, path: string, content: RunContent) {
+    const present =
+      typeof runId === "string" && typeof path === "string"
+        ? await this.inner.find(runId, path).catch(() => undefined)
+        : undefined;
+    const same =
+      present !== undefined &&
+      typeof present === typeof content &&
+      (typeof content === "string"
+        ? present === content
+        : Buffer.compare(present as Uint8Array, content) === 0);
+    if (!same) await this.inner.register(runId, stepId, path, content);
+  }
+}
+
+/** `find` answers from a cache that register and remove update, but clear forgets to. */
+class FindCacheSurvivesClear extends ForwardingRunStore {
+  readonly #cache = new Map<string, RunContent | undefined>();
+  override async register(runId: string, stepId: string, path: string, content: RunContent) {
+    await this.inner.register(runId, stepId, path, content);
+    this.#cache.delete(JSON.stringify([runId, path]));
+  }
+  override async remove(runId: string, path: string) {
+    await this.inner.remove(runId, path);
+    this.#cache.delete(JSON.stringify([runId, path]));
+  }
+  override async find(runId: string, path: string) {
+    const key = JSON.stringify([runId, path]);
+    if (this.#cache.has(key)) return this.#cache.get(key);
+    const found = await this.inner.find(runId, path);
+    this.#cache.set(key, found);
+    return found;
+  }
+}
+
 const wrapped =
   (Mutant: new (inner: RunStore) => RunStore): Create =>
   async (bounds) => ({ store: new Mutant(new InMemoryRunStore({ bounds })) });
@@ -102,6 +139,8 @@ export async function blindSpotRunStores(): Promise<Record<string, Create>> {
     "clear removes one file per turn": wrapped(ClearsFileByFile),
     "remove takes the files under its path too": wrapped(RemovesUnderPrefix),
     "bytes past 1 MiB are lost": wrapped(TruncatesPastOneMiB),
+    "a register of the same content keeps the old step id": wrapped(SameContentSkipsWrite),
+    "find's cache survives a clear": wrapped(FindCacheSurvivesClear),
   };
   for (const spec of SERVICE_STORE_PATCHES) {
     mutants[`service store ${spec.slug}`] = serviceBackedCopy(await buildRunStoreMutant(spec));

@@ -75,6 +75,17 @@ export const SERVICE_STORE_PATCHES: readonly PatchedMutantSpec[] = [
     ],
   },
   {
+    slug: "upsert-resets-next-order",
+    bug: "an upsert sets the run's next order to its own order plus one: the next new file takes an order already used, misplaced at the next reload",
+    patches: [
+      {
+        file: "service-store.ts",
+        find: "target.nextOrder = Math.max(target.nextOrder, record.order + 1);",
+        replace: "target.nextOrder = record.order + 1;",
+      },
+    ],
+  },
+  {
     slug: "default-text-decoder",
     bug: "text is read back with a default TextDecoder, which drops a leading byte order mark",
     patches: [

@@ -36,6 +36,15 @@ async function upsertInPlace({ open }: RunStoreContext) {
   await registerCopy(store, "run", b2.stepId, b2.path, b2.content);
   expectSnapshot(await store.artifacts("run"), [a, b2, c], "after upserting the middle file");
   expectContent(await store.find("run", "b"), b2.content, "find after upsert");
+  // The same content again under another step: still a write, which names its step.
+  const sameA = file("a", "s3", "alpha");
+  const sameC = file("c/d", "s3", "gamma");
+  await registerAll(store, "run", [sameA, sameC]);
+  expectSnapshot(
+    await store.artifacts("run"),
+    [sameA, b2, sameC],
+    "after upserting the same content under another step",
+  );
 }
 
 async function upsertAtCountBound({ open }: RunStoreContext) {
@@ -367,7 +376,11 @@ export const RUN_STORE_LAWS: readonly RunStoreLaw[] = Object.freeze([
     "random register/upsert/find/artifacts/remove/clear sequences with small bounds that fill, free and fill again match the reference model",
     sequencesMatchTheModel,
   ),
-  check("upsert", "last write wins and the file keeps its position", upsertInPlace),
+  check(
+    "upsert",
+    "last write wins, the same content under another step too, and the file keeps its position",
+    upsertInPlace,
+  ),
   check("bounds", "an upsert at maxArtifactsPerRun is not counted", upsertAtCountBound),
   ...BOUND_NAMES.map((bound) =>
     check(
