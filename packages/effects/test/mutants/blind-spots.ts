@@ -1,5 +1,6 @@
 import { MemoryEffectJournal, reconcile } from "@artifact-kit/effects";
 import {
+  applyClaim,
   type ClaimRequest,
   type EffectJournal,
   type EffectRecord,
@@ -173,6 +174,40 @@ export class GetCachesRecords extends MemoryEffectJournal {
   }
 }
 
+/** A claim takes one effect past its limit and does not return it: it sits leased till expiry. */
+export class ClaimsOnePastLimit extends MemoryEffectJournal {
+  protected override async claim(claim: ClaimRequest): Promise<EffectRecord[]> {
+    const claimed: EffectRecord[] = [];
+    let taken = 0;
+    for await (const effectId of this.ids()) {
+      if (taken > claim.limit) break;
+      const stored = await this.read(effectId);
+      const now = this.clock();
+      if (!stored || !isClaimable(stored.record, claim, now)) continue;
+      const next = applyClaim(stored.record, claim, now);
+      if (await this.swap(effectId, stored.revision, next, true)) {
+        taken++;
+        if (claimed.length < claim.limit) claimed.push(next);
+      }
+    }
+    return claimed;
+  }
+}
+
+/** `list` answers from a copy taken at its first call, refreshed only by this handle's intents. */
+export class ListServesFirstSnapshot extends MemoryEffectJournal {
+  #snapshot: EffectRecord[] | undefined;
+  override async list(): Promise<EffectRecord[]> {
+    this.#snapshot ??= await super.list();
+    return [...this.#snapshot];
+  }
+  override async intend(intent: unknown, lease: unknown): Promise<EffectRecord> {
+    const record = await super.intend(intent, lease);
+    this.#snapshot = undefined;
+    return record;
+  }
+}
+
 export const BLIND_SPOT_JOURNALS: Readonly<Record<string, (clock: () => number) => EffectJournal>> =
   {
     "a claim keeps the old owner": (clock) => new ClaimKeepsOldOwner({ clock }),
@@ -188,6 +223,10 @@ export const BLIND_SPOT_JOURNALS: Readonly<Record<string, (clock: () => number) 
     "list skips the first effect of each page of 256": (clock) =>
       new ListSkipsPageStarts({ clock }),
     "get answers from a per-handle cache": (clock) => new GetCachesRecords({ clock }),
+    "a claim leases one effect past its limit without returning it": (clock) =>
+      new ClaimsOnePastLimit({ clock }),
+    "list serves a snapshot that only intents refresh": (clock) =>
+      new ListServesFirstSnapshot({ clock }),
   };
 
 type Reconcile = typeof reconcile;
