@@ -187,6 +187,7 @@ function formatRow(entry: Case, result: PairedResult): string {
     `${(result.subjectMicros / 1000).toFixed(3)} ms`,
     `${ratio.toFixed(3)}x (95% CI ${low.toFixed(3)}–${high.toFixed(3)})`,
     `${result.ratioP10.toFixed(2)}–${result.ratioP90.toFixed(2)}`,
+    `${result.medianCpuRatio.toFixed(2)}x`,
     `${verdict} |`,
   ].join(" | ");
 }
@@ -221,8 +222,8 @@ console.log(`load average ${before} before, ${loadAverage()} after`);
 console.log(
   [
     "",
-    "| case | baseline | subject | median per-pair time ratio subject/baseline | p10–p90 of pairs | target (issue 35) |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| case | baseline | subject | median per-pair time ratio subject/baseline | p10–p90 of pairs | CPU per operation subject/baseline (median of pairs) | target (issue 35) |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n"),
 );
