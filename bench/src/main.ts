@@ -6,6 +6,7 @@ import { fsScopesSuite, fsSuite } from "./fs/suite.js";
 import { gcsSuite } from "./gcs/suite.js";
 import { describeMachine, loadAverage } from "./machine.js";
 import { memorySuite } from "./memory/suite.js";
+import type { ObjectStoreOptions } from "./object-store/suite.js";
 import { otelSuite } from "./otel/suite.js";
 import { postgresSuite } from "./postgres/suite.js";
 import { runStoreSuite } from "./run-store.bench.js";
@@ -29,6 +30,8 @@ interface SuiteContext {
    * AZURE_STORAGE_CONNECTION_STRING; the azure suite is skipped without it.
    */
   readonly azureConnectionString: string | undefined;
+  /** The object-store suites' untimed measures, from --upload-mib. */
+  readonly objectStore: ObjectStoreOptions;
 }
 
 /** Each suite, or the reason it cannot run here. */
@@ -42,10 +45,10 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
     "run-store": runStoreSuite,
     sharded: shardedSuite,
     otel: otelSuite,
-    gcs: ({ gcsEndpoint }) =>
+    gcs: ({ gcsEndpoint, objectStore }) =>
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"
-        : gcsSuite(gcsEndpoint),
+        : gcsSuite(gcsEndpoint, objectStore),
     "gcs-scale": ({ gcsEndpoint }) =>
       gcsEndpoint === undefined
         ? "skipped (pass --gcs <emulator endpoint>)"
@@ -56,12 +59,14 @@ const SUITES: Readonly<Record<string, (context: SuiteContext) => Suite | Promise
         : postgresSuite(databaseUrl),
     "s3-scale": ({ s3Endpoint }) =>
       s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3ScaleSuite(s3Endpoint),
-    s3: ({ s3Endpoint }) =>
-      s3Endpoint === undefined ? "skipped (pass --s3 <server endpoint>)" : s3Suite(s3Endpoint),
-    azure: ({ azureConnectionString }) =>
+    s3: ({ s3Endpoint, objectStore }) =>
+      s3Endpoint === undefined
+        ? "skipped (pass --s3 <server endpoint>)"
+        : s3Suite(s3Endpoint, objectStore),
+    azure: ({ azureConnectionString, objectStore }) =>
       azureConnectionString === undefined
         ? "skipped (pass --azure <connection string> or set AZURE_STORAGE_CONNECTION_STRING)"
-        : azureSuite(azureConnectionString),
+        : azureSuite(azureConnectionString, objectStore),
   };
 
 const { values, positionals } = parseArgs({
@@ -74,6 +79,8 @@ const { values, positionals } = parseArgs({
     postgres: { type: "string" },
     s3: { type: "string" },
     azure: { type: "string" },
+    // The streamed upload whose memory growth the object-store suites measure.
+    "upload-mib": { type: "string", default: "256" },
   },
 });
 const names = positionals.length > 0 ? positionals : Object.keys(SUITES);
@@ -94,6 +101,9 @@ for (const name of names) {
     databaseUrl: values.postgres ?? process.env.DATABASE_URL,
     s3Endpoint: values.s3,
     azureConnectionString: values.azure ?? process.env.AZURE_STORAGE_CONNECTION_STRING,
+    objectStore: {
+      uploadBytes: positiveInteger(values["upload-mib"], "--upload-mib") * 1024 * 1024,
+    },
   });
   if (typeof opened === "string") {
     console.log(`\n## ${name}: ${opened}`);

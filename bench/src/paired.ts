@@ -36,6 +36,12 @@ export interface PairedResult {
   /** Fastest batch of each side, per operation in microseconds: the least disturbed. */
   readonly baselineMinMicros: number;
   readonly subjectMinMicros: number;
+  /**
+   * Median per-pair ratio of the process's CPU time (user and system, every thread, the
+   * file system's thread pool included) per operation, subject/baseline: what each side
+   * costs in CPU, which a loaded machine rations, apart from how long it waited for it.
+   */
+  readonly medianCpuRatio: number;
   readonly pairs: number;
 }
 
@@ -44,14 +50,20 @@ export async function comparePaired(
   subject: PairedSide,
   options: PairedOptions,
 ): Promise<PairedResult> {
+  const cpuTimes = new Map<PairedSide, number>();
   const timeBatch = async (side: PairedSide): Promise<number> => {
     await side.before?.();
+    const cpu = process.cpuUsage();
     const start = performance.now();
     for (let i = 0; i < options.batch; i += 1) await side.run();
-    return ((performance.now() - start) * 1000) / options.batch;
+    const elapsed = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    cpuTimes.set(side, (used.user + used.system) / options.batch);
+    return (elapsed * 1000) / options.batch;
   };
   const baselineTimes: number[] = [];
   const subjectTimes: number[] = [];
+  const cpuRatios: number[] = [];
   for (let pair = -options.warmupPairs; pair < options.pairs; pair += 1) {
     let a: number;
     let b: number;
@@ -65,6 +77,7 @@ export async function comparePaired(
     if (pair < 0) continue;
     baselineTimes.push(a);
     subjectTimes.push(b);
+    cpuRatios.push((cpuTimes.get(subject) as number) / (cpuTimes.get(baseline) as number));
   }
   const ratios = subjectTimes.map((time, i) => time / (baselineTimes[i] as number));
   return {
@@ -76,6 +89,7 @@ export async function comparePaired(
     ratioP90: quantile(ratios, 0.9),
     baselineMinMicros: Math.min(...baselineTimes),
     subjectMinMicros: Math.min(...subjectTimes),
+    medianCpuRatio: median(cpuRatios),
     pairs: ratios.length,
   };
 }

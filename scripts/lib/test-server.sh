@@ -11,7 +11,8 @@
 #   WAIT_TENTHS   how many tries, a tenth of a second apart, a new server gets to answer
 #                 (each try starts node, a second or more on a loaded machine: be generous)
 # and defined:
-#   install_server          installs the pinned server once (a no-op when present)
+#   install_server          installs the pinned server once (a no-op when present); the
+#                           library calls it under a lock (install_locked)
 #   answers URL             succeeds when the server at URL answers
 #   launch PORT URL         execs the server in the foreground (the library backgrounds it)
 # and may define:
@@ -53,8 +54,20 @@ reuse_running() {
   kill -0 "${!PID_VAR}" 2>/dev/null && answers "${!ENDPOINT_VAR}"
 }
 
+# install_server under a lock shared by every start script of every checkout: two test runs
+# installing the same server at once removed each other's half-installed files (a failed CI
+# run); now one installs and the other waits, then finds it installed.
+install_locked() {
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/artifact-kit"
+  mkdir -p "$dir"
+  (
+    flock 9
+    install_server
+  ) 9>"$dir/install.lock"
+}
+
 start_server() {
-  install_server
+  install_locked
   if reuse_running; then
     print_state
     return
@@ -86,7 +99,7 @@ start_server() {
 # The scripts' one interface: no argument starts (or reuses), --install, --stop.
 run_server_script() {
   case "${1:-}" in
-    --install) install_server ;;
+    --install) install_locked ;;
     --stop) stop_running ;;
     "") start_server ;;
     *)

@@ -45,7 +45,7 @@ export function azureContainer(
   const container = benchContainer(connectionString, origin, name);
   return {
     empty: () => emptyContainer(container),
-    service: () => new AzureArtifactService({ container }),
+    service: (bounds) => new AzureArtifactService({ container, ...bounds }),
     put: (key, bytes) => container.getBlockBlobClient(key).upload(bytes, bytes.byteLength),
     get: async (key) => {
       // One Get Blob (downloadToBuffer would read the properties first).

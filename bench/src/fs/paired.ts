@@ -21,6 +21,8 @@ const { values } = parseArgs({
   options: {
     pairs: { type: "string", default: "60" },
     batch: { type: "string", default: "8" },
+    // Runs only the cases whose label contains this text (e.g. "get 1 MiB"); all by default.
+    only: { type: "string" },
   },
 });
 const pairs = positiveInteger(values.pairs, "--pairs");
@@ -185,6 +187,7 @@ function formatRow(entry: Case, result: PairedResult): string {
     `${(result.subjectMicros / 1000).toFixed(3)} ms`,
     `${ratio.toFixed(3)}x (95% CI ${low.toFixed(3)}–${high.toFixed(3)})`,
     `${result.ratioP10.toFixed(2)}–${result.ratioP90.toFixed(2)}`,
+    `${result.medianCpuRatio.toFixed(2)}x`,
     `${verdict} |`,
   ].join(" | ");
 }
@@ -207,16 +210,20 @@ async function runCase(entry: Case): Promise<string> {
 }
 
 console.log(describeMachine());
-console.log(`command: node dist/fs/paired.js --pairs ${pairs} --batch ${batch}`);
+const onlyArg = values.only === undefined ? "" : ` --only "${values.only}"`;
+console.log(`command: node dist/fs/paired.js --pairs ${pairs} --batch ${batch}${onlyArg}`);
 const before = loadAverage();
 const rows: string[] = [];
-for (const entry of CASES) rows.push(await runCase(entry));
+const only = values.only;
+const chosen = only === undefined ? CASES : CASES.filter((entry) => entry.label.includes(only));
+if (chosen.length === 0) throw new Error(`--only "${only}" matches no case`);
+for (const entry of chosen) rows.push(await runCase(entry));
 console.log(`load average ${before} before, ${loadAverage()} after`);
 console.log(
   [
     "",
-    "| case | baseline | subject | median per-pair time ratio subject/baseline | p10–p90 of pairs | target (issue 35) |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| case | baseline | subject | median per-pair time ratio subject/baseline | p10–p90 of pairs | CPU per operation subject/baseline (median of pairs) | target (issue 35) |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n"),
 );

@@ -28,7 +28,7 @@ export function gcsBucket(endpoint: string, name: string): BenchBucket {
   const bucket = new Storage({ apiEndpoint: endpoint, projectId: PROJECT }).bucket(name);
   return {
     empty: () => emptyBucket(bucket),
-    service: () => new GcsArtifactService({ bucket }),
+    service: (bounds) => new GcsArtifactService({ bucket, ...bounds }),
     put: (key, bytes) => bucket.file(key).save(asBuffer(bytes), { resumable: false }),
     get: async (key) => (await bucket.file(key).download())[0],
     list: async (prefix, max) =>

@@ -1,5 +1,11 @@
 import type { ArtifactService } from "@artifact-kit/core";
 
+/** The adapter options a suite may change from their defaults. */
+export interface ServiceBounds {
+  /** A streamed upload larger than the default (64 MiB on gcs) needs this raised. */
+  readonly maxArtifactBytes?: number;
+}
+
 /**
  * One bucket (an Azure container) of an object store, through its own SDK: what the
  * object-store suites need of a backend, so that each backend is this much and no more.
@@ -7,8 +13,8 @@ import type { ArtifactService } from "@artifact-kit/core";
 export interface BenchBucket {
   /** Untimed: creates the bucket if it is missing and removes everything in it. */
   empty(): Promise<void>;
-  /** The artifact-kit adapter over this bucket. */
-  service(): ArtifactService;
+  /** The artifact-kit adapter over this bucket, with its default bounds unless given. */
+  service(bounds?: ServiceBounds): ArtifactService;
   /** One raw write of a whole object. */
   put(key: string, bytes: Uint8Array): Promise<unknown>;
   /** One raw read of a whole object. */

@@ -49,7 +49,7 @@ export function s3Bucket(endpoint: string, bucket: string): BenchBucket {
     );
   return {
     empty: () => emptyBucket(client, bucket),
-    service: () => new S3ArtifactService({ client, bucket }),
+    service: (bounds) => new S3ArtifactService({ client, bucket, ...bounds }),
     put: (key, bytes) =>
       client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes })),
     get: async (key) => {

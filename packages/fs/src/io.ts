@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { constants, type Dirent } from "node:fs";
 import { type FileHandle, lstat, open, opendir, readdir, unlink } from "node:fs/promises";
 import { TRANSFER_BLOCK_BYTES } from "@artifact-kit/core";
@@ -51,6 +52,38 @@ export async function readExactly(handle: FileHandle, size: number): Promise<Buf
     offset += bytesRead;
   }
   return buffer;
+}
+
+/**
+ * Pieces of a whole-file read that hashes as it goes: small enough that hashing one overlaps
+ * the read of the next, large enough that each costs one thread-pool round trip of few.
+ */
+const HASHED_READ_PIECE_BYTES = 256 * 1024;
+
+/**
+ * Reads exactly `size` bytes from the start of `handle` into a buffer of its own, hashing
+ * each piece (SHA-256) while the file system reads the next, so that the hash costs little
+ * more than the read; undefined when the file ends early.
+ */
+export async function readExactlyHashed(
+  handle: FileHandle,
+  size: number,
+): Promise<{ bytes: Buffer; sha256: string } | undefined> {
+  const buffer = Buffer.allocUnsafeSlow(size);
+  const hash = createHash("sha256");
+  const readFrom = (at: number) =>
+    handle.read(buffer, at, Math.min(HASHED_READ_PIECE_BYTES, size - at), at);
+  let offset = 0;
+  let reading = size > 0 ? readFrom(0) : undefined;
+  while (reading) {
+    const { bytesRead } = await reading;
+    if (bytesRead === 0) return undefined;
+    const start = offset;
+    offset += bytesRead;
+    reading = offset < size ? readFrom(offset) : undefined;
+    hash.update(buffer.subarray(start, offset));
+  }
+  return { bytes: buffer, sha256: hash.digest("hex") };
 }
 
 /** Pieces of a streamed read, each in a buffer of its own: one transfer block. */

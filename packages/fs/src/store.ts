@@ -30,6 +30,7 @@ import { DirectoryCache } from "./dir-cache.js";
 import {
   createExclusive,
   readFileRange,
+  releaseInBackground,
   removeQuietly,
   syncDirectory,
   writeDurably,
@@ -70,12 +71,19 @@ import { type VersionNumbers, walkVersions } from "./version-walk.js";
 /** Walks for the latest version before one stands whatever was published meanwhile. */
 const MAX_LATEST_WALKS = 4;
 
-/** Whether any of `versions` reads as published now. */
+/** Whether any of `versions` reads as published now; what the read found is let go. */
 async function anyPublished<T>(
   versions: readonly number[],
   read: (version: number) => Promise<T | undefined>,
+  release: (found: T) => void,
 ): Promise<boolean> {
-  for (const version of versions) if ((await read(version)) !== undefined) return true;
+  for (const version of versions) {
+    const found = await read(version);
+    if (found !== undefined) {
+      release(found);
+      return true;
+    }
+  }
   return false;
 }
 
@@ -196,7 +204,11 @@ export class FsStore implements AdapterHooks {
    * are read from the version's reservation.
    */
   async download(request: ParsedGet): Promise<StoredDownload> {
-    const opened = await this.#resolve(request, (at) => openVersion(at, true));
+    const opened = await this.#resolve(
+      request,
+      (at) => openVersion(at, true),
+      (unused) => releaseInBackground(unused.data.handle),
+    );
     const { handle } = opened.data;
     return {
       meta: opened.meta,
@@ -299,11 +311,14 @@ export class FsStore implements AdapterHooks {
    * `read` of the highest version it finds published, trying them from the highest reserved
    * down: one that another process deleted or has not published yet reads as undefined and
    * is passed over; a corrupt one fails the call, never falls back to an older version.
+   * `release` lets go of what a read found that the call does not answer (a download's open
+   * data file), rather than leave it to the garbage collector.
    */
   async #latest<T>(
     dir: string,
     request: ParsedRequest & { readonly name: string },
     read: (at: VersionAddress) => Promise<T | undefined>,
+    release: (found: T) => void = () => {},
   ): Promise<T | undefined> {
     const { scope, name } = request;
     const at = (version: number) => read({ scope, name, dir, version });
@@ -333,7 +348,10 @@ export class FsStore implements AdapterHooks {
         },
         check: () => request.deadline.check(),
       });
-      if (attempt >= MAX_LATEST_WALKS || !(await anyPublished(passed, at))) return latest;
+      if (attempt >= MAX_LATEST_WALKS || !(await anyPublished(passed, at, release))) {
+        return latest;
+      }
+      if (latest !== undefined) release(latest);
     }
   }
 
@@ -341,13 +359,14 @@ export class FsStore implements AdapterHooks {
   async #resolve<T>(
     request: ParsedGet,
     read: (at: VersionAddress) => Promise<T | undefined>,
+    release?: (found: T) => void,
   ): Promise<T> {
     const { scope, name } = request;
     const dir = this.#nameDir(request);
     request.deadline.check();
     const found =
       request.version === "latest"
-        ? await this.#latest(dir, request, read)
+        ? await this.#latest(dir, request, read, release)
         : await read({ scope, name, dir, version: request.version });
     if (found === undefined) {
       throw notFound(`artifact "${request.name}" version ${request.version}`);

@@ -1,11 +1,5 @@
 import { type FileHandle, rename } from "node:fs/promises";
-import {
-  type ArtifactMeta,
-  checkMetaReply,
-  corruptArtifact,
-  type Scope,
-  sha256Hex,
-} from "@artifact-kit/core";
+import { type ArtifactMeta, checkMetaReply, corruptArtifact, type Scope } from "@artifact-kit/core";
 import {
   blockCount,
   checkBlockDigests,
@@ -16,7 +10,7 @@ import {
 import {
   isMissing,
   pathExists,
-  readExactly,
+  readExactlyHashed,
   releaseInBackground,
   removeIfPossible,
   removeIfPresent,
@@ -149,9 +143,10 @@ export async function readContent(at: VersionAddress): Promise<StoredArtifact | 
   if (!opened) return undefined;
   const { meta, data } = opened;
   try {
-    const bytes = await readExactly(data.handle, data.size);
-    if (!bytes) throw corruptArtifact("the data file shrank while it was read", detailOf(at));
-    if (sha256Hex(bytes) !== meta.sha256) {
+    const read = await readExactlyHashed(data.handle, data.size);
+    if (!read) throw corruptArtifact("the data file shrank while it was read", detailOf(at));
+    const { bytes } = read;
+    if (read.sha256 !== meta.sha256) {
       throw corruptArtifact("the data does not match its SHA-256", detailOf(at));
     }
     // Read fresh for this call: the caller may keep it without a copy.

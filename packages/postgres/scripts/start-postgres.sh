@@ -64,7 +64,7 @@ reuse_running() {
 }
 
 start_server() {
-  install_server
+  install_locked
   if reuse_running; then
     print_state
     return

@@ -49,6 +49,16 @@ const STATES: Record<string, Reach> = {
   "intended, taken over": takenOver,
   "applied, taken over": then(applied, takenOver),
   "intended, failed once": (j, id) => j.recordFailure(id, 1, "down", BACKOFF).then(() => {}),
+  // A claim keeps the failure count and text: maxAttempts counts across claims.
+  "intended, failed once, backoff over": async (j, id, advance) => {
+    await j.recordFailure(id, 1, "down", BACKOFF);
+    advance(BACKOFF);
+  },
+  // Its own writer, restarted under the same owner name, takes it back: still a new token.
+  "intended, taken back by its writer": async (journal, _id, advance) => {
+    advance(LEASE.leaseMs);
+    await journal.claimOrphans({ ...CLAIM, owner: LEASE.owner });
+  },
 };
 
 /** Each operation, and the record it makes of `before` at `now` when it changes it. */
@@ -129,6 +139,8 @@ const EXPECTED: Record<keyof typeof STATES, string> = {
   "intended, taken over": "DDRDDD-",
   "applied, taken over": "SDDDDD-",
   "intended, failed once": "NNINNN-",
+  "intended, failed once, backoff over": "NNINNNN",
+  "intended, taken back by its writer": "DDRDDD-",
 };
 
 const REFUSALS: Record<string, readonly ArtifactErrorCode[]> = {

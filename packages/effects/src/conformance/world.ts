@@ -2,6 +2,7 @@ import type { ArtifactMeta, ArtifactService } from "@artifact-kit/core";
 import { artifactEffectHandler } from "../artifact-handler.js";
 import type { EffectHandler, ReconcileOptions, ReconcileReport } from "../reconcile.js";
 import type { EffectJournal, EffectReceipt, EffectRecord } from "../types.js";
+import { checkedPass } from "./pass-check.js";
 import {
   type EffectJournalConformanceOptions,
   type JournalSubject,
@@ -64,7 +65,7 @@ export function withWorld(
         clock,
         judged,
         reconcile: ({ journal = subject.journal, handler = counting, ...overrides } = {}) =>
-          reconcile(journal, handler, {
+          checkedPass(reconcile, journal, handler, {
             owner: "reconciler",
             limit: 100,
             timeBudgetMs: 60_000,

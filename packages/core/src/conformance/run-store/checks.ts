@@ -7,6 +7,7 @@ import { bytesArb } from "../payload.js";
 import { registerCopy, runStoreCommands } from "./commands.js";
 import { bindRunStoreLaw, type RunStoreContext, type RunStoreLaw } from "./context.js";
 import { COUNTING_LAWS } from "./counting-checks.js";
+import { EDGE_LAWS } from "./edge-checks.js";
 import { invalidCalls } from "./invalid-calls.js";
 import { LIMIT_CODES, type ModelFile, RunStoreModel, sizeOf } from "./model.js";
 import { expectContent, expectSnapshot } from "./observe.js";
@@ -35,6 +36,15 @@ async function upsertInPlace({ open }: RunStoreContext) {
   await registerCopy(store, "run", b2.stepId, b2.path, b2.content);
   expectSnapshot(await store.artifacts("run"), [a, b2, c], "after upserting the middle file");
   expectContent(await store.find("run", "b"), b2.content, "find after upsert");
+  // The same content again under another step: still a write, which names its step.
+  const sameA = file("a", "s3", "alpha");
+  const sameC = file("c/d", "s3", "gamma");
+  await registerAll(store, "run", [sameA, sameC]);
+  expectSnapshot(
+    await store.artifacts("run"),
+    [sameA, b2, sameC],
+    "after upserting the same content under another step",
+  );
 }
 
 async function upsertAtCountBound({ open }: RunStoreContext) {
@@ -156,11 +166,14 @@ async function expectRefused(
   expectSnapshot(await store.artifacts(runId), model.files(runId), `run ${runId} after ${what}`);
 }
 
-/** The bound refuses exactly one byte or file more; a remove frees exactly its room. */
-function boundIsExact(bound: keyof RunStoreBounds) {
-  return async ({ open }: RunStoreContext) => {
+/**
+ * The bound refuses exactly one byte or file more; a remove frees exactly its room. With
+ * `reopened`, the store is reopened once it is full: what it counted must be counted again.
+ */
+function boundIsExact(bound: keyof RunStoreBounds, reopened = false) {
+  return async ({ open, reopen }: RunStoreContext) => {
     const { bounds, fill, over, free } = BOUND_EDGES[bound];
-    const store = await open(bounds);
+    let store = await open(bounds);
     expectEqual(store.bounds()[bound], bounds[bound], `bounds().${bound}`);
     const model = new RunStoreModel(store.bounds());
     const register = async ([runId, f]: Placed) => {
@@ -168,6 +181,7 @@ function boundIsExact(bound: keyof RunStoreBounds) {
       model.register(runId, f);
     };
     for (const placed of fill) await register(placed);
+    if (reopened) store = await reopen();
     await expectRefused(store, model, bound, over, `register past ${bound}`);
     for (const [runId] of fill) {
       expectSnapshot(await store.artifacts(runId), model.files(runId), `run ${runId} at the bound`);
@@ -362,7 +376,11 @@ export const RUN_STORE_LAWS: readonly RunStoreLaw[] = Object.freeze([
     "random register/upsert/find/artifacts/remove/clear sequences with small bounds that fill, free and fill again match the reference model",
     sequencesMatchTheModel,
   ),
-  check("upsert", "last write wins and the file keeps its position", upsertInPlace),
+  check(
+    "upsert",
+    "last write wins, the same content under another step too, and the file keeps its position",
+    upsertInPlace,
+  ),
   check("bounds", "an upsert at maxArtifactsPerRun is not counted", upsertAtCountBound),
   ...BOUND_NAMES.map((bound) =>
     check(
@@ -386,7 +404,16 @@ export const RUN_STORE_LAWS: readonly RunStoreLaw[] = Object.freeze([
   check("durability", "files, step ids, order and usage survive a reopen", stateSurvivesReopen, {
     needs: ["reopen"],
   }),
+  ...BOUND_NAMES.map((bound) =>
+    check(
+      "durability",
+      `${bound}, filled and reopened, refuses exactly one more${BOUND_EDGES[bound].free ? "; a remove frees exactly its room" : ""}`,
+      boundIsExact(bound, true),
+      { needs: ["reopen"] },
+    ),
+  ),
   ...SCALE_LAWS,
+  ...EDGE_LAWS,
 ] as RunStoreLaw[]);
 
 /** Every run-store check bound to `options` (only those matching `options.only`, if given). */

@@ -196,6 +196,21 @@ async function boundsAreReportedAndValidated({ open, options }: RunStoreContext)
       );
     }
   }
+  // What bounds() hands out is not the store's to be changed through: a caller writing to it
+  // changes neither what the store reports nor what it enforces.
+  try {
+    Object.assign(reported, { maxRuns: 1_000_000, maxBytesPerRun: 1_000_000 });
+  } catch {
+    // frozen: refused in strict mode, as it should be
+  }
+  expectEqual(store.bounds().maxRuns, asked.maxRuns, "bounds().maxRuns after a caller wrote to it");
+  const tooBig = new Uint8Array((asked.maxBytesPerRun ?? 0) + 1);
+  const error = await expectArtifactError(
+    () => store.register("r", "s", "big", tooBig),
+    "quota_exceeded",
+    "a register past maxBytesPerRun after a caller wrote to bounds()",
+  );
+  expectTrue(isArtifactError(error), "quota_exceeded");
   const bad: [unknown, string][] = [
     [{ maxFiles: 3 }, "bounds.maxFiles"],
     [{ maxRuns: 0 }, "maxRuns"],

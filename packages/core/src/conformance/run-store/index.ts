@@ -3,6 +3,7 @@ export { runStoreCommands } from "./commands.js";
 export type { RunStoreContext, RunStoreLaw } from "./context.js";
 export { COUNTING_LAWS } from "./counting-checks.js";
 export { describeRunStore } from "./describe.js";
+export { EDGE_LAWS } from "./edge-checks.js";
 export { LIMIT_CODES, RunStoreCoverage, RunStoreModel } from "./model.js";
 export { DEFAULT_SCALE, SCALE_LAWS } from "./scale-checks.js";
 export {
