@@ -100,4 +100,15 @@ export const SHARDED_MUTANTS: readonly PatchedMutantSpec[] = [
       },
     ],
   },
+  {
+    slug: "probes-unbounded",
+    bug: "exact-scope listScopes probes its candidates all at once, past maxActiveScopes (the bug fixed on 2026-12-03)",
+    patches: [
+      {
+        file: "service.ts",
+        find: "new PQueue({ concurrency: this.#config.maxActiveScopes })",
+        replace: "new PQueue({ concurrency: Number.POSITIVE_INFINITY })",
+      },
+    ],
+  },
 ];
