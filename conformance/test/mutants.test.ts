@@ -1,7 +1,6 @@
 import {
   type ArtifactServiceConformanceOptions,
   artifactServiceChecks,
-  type ConformanceCheck,
   runChecks,
 } from "@artifact-kit/core/conformance";
 import { fsSubjects } from "@artifact-kit/fs/testing";
@@ -9,6 +8,7 @@ import { MemoryArtifactService } from "@artifact-kit/memory";
 import { memorySubjects } from "@artifact-kit/memory/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { FAULT_MUTANTS, faultyMemorySubject } from "../mutants/faults.js";
+import { firstFailure } from "../mutants/first-failure.js";
 import { buildFsMutant } from "../mutants/fs/build.js";
 import { FS_MUTANTS } from "../mutants/fs/patches.js";
 import { HANDLE_MUTANTS, sharedStoreSubject } from "../mutants/handles.js";
@@ -30,18 +30,6 @@ const killedBy: [mutant: string, law: string][] = [];
 afterAll(() => {
   console.info(killedBy.map(([mutant, law]) => `${mutant} -> ${law}`).join("\n"));
 });
-
-/** The first check that fails, with its report; undefined when every check passes. */
-async function firstFailure(checks: readonly ConformanceCheck[]) {
-  for (const check of checks) {
-    try {
-      await check.run();
-    } catch (error) {
-      return { name: check.name, report: error instanceof Error ? error.message : String(error) };
-    }
-  }
-  return undefined;
-}
 
 async function expectRejected(
   mutant: string,

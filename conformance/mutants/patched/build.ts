@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -39,20 +39,27 @@ function applyPatch(text: string, patch: SourcePatch, where: string, patches: st
 }
 
 /**
- * Copies packages/`pkg`/src with the mutant's patches applied (every patch must apply) and
- * imports the copy's `entry` module. `patches` names the file that declares them, for the
- * message of a patch gone stale.
+ * Copies the files of packages/`pkg`/src (not its sub-directories) with the mutant's patches
+ * applied (every patch must apply) and imports the copy's `entry` module. `patches` names the
+ * file that declares them, for the message of a patch gone stale. `inPackage` builds the copy
+ * inside the package (its git-ignored `.mutants/`), for a package whose own dependencies this
+ * one does not have (the sharded router's queue).
  */
 export async function importPatchedCopy(
   pkg: string,
   spec: PatchedMutantSpec,
   entry: string,
   patches: string,
+  inPackage = false,
 ): Promise<unknown> {
-  const source = join(here, "../../../packages", pkg, "src");
-  const target = join(builds, pkg, spec.slug);
+  const packageDir = join(here, "../../../packages", pkg);
+  const source = join(packageDir, "src");
+  const target = inPackage ? join(packageDir, ".mutants", spec.slug) : join(builds, pkg, spec.slug);
+  await rm(target, { recursive: true, force: true });
   await mkdir(target, { recursive: true });
-  const files = await readdir(source);
+  const files = (await readdir(source, { withFileTypes: true }))
+    .filter((dirent) => dirent.isFile())
+    .map((dirent) => dirent.name);
   for (const patch of spec.patches) {
     if (!files.includes(patch.file)) {
       throw new Error(

@@ -38,6 +38,7 @@ import {
   parseUpload,
   type ServicePort,
 } from "@artifact-kit/core/adapter";
+import PQueue from "p-queue";
 import { HeldDownload } from "./held-download.js";
 import { OpenTransfers } from "./held-transfer.js";
 import { HeldUpload } from "./held-upload.js";
@@ -169,7 +170,8 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
   /**
    * Shared: the one worker's own listing. Exact scope: the live ones among every scope a
    * worker was opened for (the factory's `scopes()`, or those opened since the router
-   * started), each asked for its first name through its own worker.
+   * started), each asked for its first name through its own worker, at most maxActiveScopes
+   * at once.
    */
   async listScopes(options?: ListScopesOptions): Promise<ScopePage> {
     this.#ensureOpen();
@@ -182,8 +184,11 @@ export class ShardedArtifactService implements ArtifactService, ArtifactTransfer
       );
     }
     const known = this.#factory.scopes ? await this.#factory.scopes() : this.#pool.openedScopes();
+    // Each probe holds its scope's worker: no more at once than there may be workers, so that
+    // at capacity a probe reclaims a worker another probe has let go of, never one in flight.
+    const probes = new PQueue({ concurrency: this.#config.maxActiveScopes });
     return pageScopesWithNames(known, r, (names) =>
-      this.#route(names, "listNames", (port) => port.listNames(names)),
+      probes.add(() => this.#route(names, "listNames", (port) => port.listNames(names))),
     );
   }
 

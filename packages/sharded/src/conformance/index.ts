@@ -3,6 +3,7 @@ import { describe, it } from "vitest";
 import { ADMISSION_LAWS } from "./admission-laws.js";
 import { bindRouterLaw, type RouterLaw, type ShardedRouterConformanceOptions } from "./context.js";
 import { FAILURE_LAWS } from "./failure-laws.js";
+import { LISTING_LAWS } from "./listing-laws.js";
 import { RECLAIM_LAWS } from "./reclaim-laws.js";
 import { ROUTING_LAWS } from "./routing-laws.js";
 import { SCALE_LAWS } from "./scale-laws.js";
@@ -31,8 +32,9 @@ export {
 
 /**
  * The router kit: what a router adds to the artifact-service kit (which checks the contract it
- * serves). Admission, reclamation, timers at their edges, worker failure, close, transfer
- * holds, scale and two routers on one backend, each law over the kit's instrumented workers.
+ * serves). Admission, reclamation, timers at their edges, worker failure, close, scope
+ * listing, transfer holds, scale and two routers on one backend, each law over the kit's
+ * instrumented workers.
  */
 export const ROUTER_LAWS: readonly RouterLaw[] = Object.freeze([
   ...ROUTING_LAWS,
@@ -40,6 +42,7 @@ export const ROUTER_LAWS: readonly RouterLaw[] = Object.freeze([
   ...RECLAIM_LAWS,
   ...TIME_LAWS,
   ...FAILURE_LAWS,
+  ...LISTING_LAWS,
   ...TRANSFER_LAWS,
   ...TRANSFER_CALL_LAWS,
   ...SCALE_LAWS,

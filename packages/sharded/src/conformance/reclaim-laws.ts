@@ -1,4 +1,6 @@
+import { ArtifactError } from "@artifact-kit/core";
 import { expect } from "vitest";
+import type { ShardFactory } from "../shard.js";
 import { law, type RouterContext, type RouterLaw } from "./context.js";
 import { appScope, bytes, deferred, ScriptedShards } from "./scripted-shards.js";
 
@@ -76,6 +78,80 @@ async function neverReclaimsVolatile({ router, fakeClock, advance }: RouterConte
   expect(service.status()).toMatchObject({ evictions: 0, reclamation: false });
 }
 
+/**
+ * A call its worker refuses (a missing name, a transfer of one) has ended: its lease goes with
+ * it, so the worker is reclaimable at once, as after a good call.
+ */
+async function refusedCallsLetGo({ router }: RouterContext) {
+  const shards = new ScriptedShards("durable", "native");
+  shards.hook = (operation) => {
+    if (operation === "openUpload") throw new ArtifactError("quota_exceeded", "scripted: full");
+  };
+  const service = router(shards, { maxActiveScopes: 1 });
+  const refusals = [
+    () => service.get(appScope("a"), "missing"),
+    () => service.head(appScope("b"), "x", { version: 2 }),
+    () => service.openDownload(appScope("c"), "missing"),
+    () => service.openDownload(appScope("d"), "missing", { range: { offset: 0, length: 1 } }),
+    () => service.openUpload(appScope("e"), "x"),
+  ];
+  for (const [index, refused] of refusals.entries()) {
+    await expect(refused(), `refusal ${index}`).rejects.toHaveProperty("code");
+    // The next scope takes the refused call's worker's place.
+    await expect(
+      service.put(appScope(`after-${index}`), "x", bytes("x")),
+      `a new scope after refusal ${index}`,
+    ).resolves.toMatchObject({ version: 1 });
+  }
+}
+
+/** ScriptedShards whose workers close only when `gate` lets them, counting the open ones. */
+function slowToClose(shards: ScriptedShards, gate: Promise<void>) {
+  const counts = { open: 0, most: 0, closing: deferred() };
+  const factory: ShardFactory = {
+    capabilities: shards.capabilities,
+    open: async (shard) => {
+      counts.open += 1;
+      counts.most = Math.max(counts.most, counts.open);
+      const worker = await shards.open(shard);
+      const close = async () => {
+        counts.closing.resolve();
+        await gate;
+        await worker.close();
+        counts.open -= 1;
+      };
+      // The worker itself, but for a close that waits for the gate.
+      return new Proxy(worker, {
+        get: (target, key) => {
+          if (key === "close") return close;
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    },
+    scopes: () => shards.scopes(),
+  };
+  return { factory, counts };
+}
+
+/** maxActiveScopes bounds the workers open, those still closing too (files, connections). */
+async function victimClosesFirst({ router }: RouterContext) {
+  const gate = deferred();
+  const { factory, counts } = slowToClose(new ScriptedShards("durable"), gate.promise);
+  const service = router(factory, { maxActiveScopes: 1 });
+  await service.put(appScope("a"), "x", bytes("a"));
+  const next = service.put(appScope("b"), "x", bytes("b"));
+  // Awaited below; a law that fails first must not leave it unhandled.
+  next.catch(() => undefined);
+  await counts.closing.promise;
+  const mostWhileClosing = counts.most;
+  // Opened before judging, so that a failing law still lets the router close its workers.
+  gate.resolve();
+  expect(mostWhileClosing, "a new worker opened while the reclaimed one was closing").toBe(1);
+  await expect(next).resolves.toMatchObject({ version: 1 });
+  expect(counts.most).toBe(1);
+}
+
 /** The shared worker serves every scope: never reclaimed, never counted against scopes. */
 async function sharedIsNeverReclaimed({ router, fakeClock, advance }: RouterContext) {
   fakeClock();
@@ -117,4 +193,14 @@ export const RECLAIM_LAWS: readonly RouterLaw[] = [
     neverReclaimsVolatile,
   ),
   law("reclamation", "the shared worker is never reclaimed or idle-closed", sharedIsNeverReclaimed),
+  law(
+    "reclamation",
+    "a call or transfer its worker refuses lets the worker go: a new scope takes its place",
+    refusedCallsLetGo,
+  ),
+  law(
+    "reclamation",
+    "at capacity the reclaimed worker has closed before the new one opens",
+    victimClosesFirst,
+  ),
 ];
