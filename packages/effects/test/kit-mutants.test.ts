@@ -1,10 +1,5 @@
-import { type EffectJournal, MemoryEffectJournal } from "@artifact-kit/effects";
-import {
-  type EffectJournalConformanceOptions,
-  effectJournalChecks,
-} from "@artifact-kit/effects/conformance";
-import { MemoryArtifactService } from "@artifact-kit/memory";
 import { describe, expect, it } from "vitest";
+import { failures, mutantSubjects, unbrokenSubject } from "./mutants/harness.js";
 import { JOURNAL_MUTANTS } from "./mutants/journals.js";
 import { RECONCILER_MUTANTS } from "./mutants/reconcilers.js";
 
@@ -23,38 +18,7 @@ const NEW_FAMILIES = [
 ];
 const isNew = (name: string) => NEW_FAMILIES.some((family) => name.startsWith(family));
 
-async function failures(options: EffectJournalConformanceOptions, only: (name: string) => boolean) {
-  const failed: string[] = [];
-  for (const check of effectJournalChecks(options, only)) {
-    await check.run().catch(() => failed.push(check.name));
-  }
-  return failed;
-}
-
-const service = async () => new MemoryArtifactService();
-
-function memorySubject(make: (clock: () => number) => EffectJournal) {
-  return async (clock: () => number) => {
-    const journal = make(clock);
-    return { journal, peer: journal, cleanup: () => journal.close() };
-  };
-}
-const journalOf = (clock: () => number) => new MemoryEffectJournal({ clock });
-
-const SUBJECTS: Record<string, EffectJournalConformanceOptions> = {
-  ...Object.fromEntries(
-    Object.entries(JOURNAL_MUTANTS).map(([name, make]) => [
-      `journal: ${name}`,
-      { open: memorySubject(make), service },
-    ]),
-  ),
-  ...Object.fromEntries(
-    Object.entries(RECONCILER_MUTANTS).map(([name, reconcile]) => [
-      `reconciler: ${name}`,
-      { open: memorySubject(journalOf), service, reconcile },
-    ]),
-  ),
-};
+const SUBJECTS = mutantSubjects(JOURNAL_MUTANTS, RECONCILER_MUTANTS);
 
 describe("the effect journal kit rejects every mutant the old kit let through", () => {
   for (const [name, options] of Object.entries(SUBJECTS)) {
@@ -70,7 +34,6 @@ describe("the effect journal kit rejects every mutant the old kit let through", 
   }
 
   it("while the unbroken journal and reconciler pass every law", async () => {
-    const options = { open: memorySubject(journalOf), service };
-    expect(await failures(options, () => true)).toEqual([]);
+    expect(await failures(unbrokenSubject)).toEqual([]);
   });
 });
