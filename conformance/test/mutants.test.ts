@@ -25,6 +25,11 @@ import { matrixPostgresPool } from "./postgres.js";
 // (it is the "killed by" column of conformance/README.md).
 
 const PATCHED_COPY_LIMIT_MS = 1_200_000;
+// Some patched copies break a lock, and a lock's absence shows only when racers meet in its
+// window: the race laws run many rounds, yet a quiet machine can miss it in one whole kit run
+// (two such postgres copies passed one CI run each on 2026-12-03). As the outside measure
+// does, such a copy gets up to three runs of the kit; a copy a law catches at once costs one.
+const PATCHED_COPY_RUNS = 3;
 
 const killedBy: [mutant: string, law: string][] = [];
 afterAll(() => {
@@ -37,6 +42,8 @@ async function expectRejected(
   onlyTheModelCatches = false,
   /** The family of laws that must catch the bug on its own, when only that family can see it. */
   group?: string,
+  /** How many runs of the kit the mutant gets: more than one for bugs that only races show. */
+  runs = 1,
 ) {
   // A family named must catch the bug by itself: its laws alone run, so that a broader law
   // that happens to catch the same bug first (linearizability sees many) does not hide
@@ -45,7 +52,9 @@ async function expectRejected(
     group === undefined ? options : { ...options, only: `${group}: ` },
     mutant,
   );
-  const failure = await firstFailure(checks);
+  let failure = await firstFailure(checks);
+  for (let run = 1; failure === undefined && run < runs; run++)
+    failure = await firstFailure(checks);
   expect(failure, `no check failed for the mutant that ${mutant}`).toBeDefined();
   killedBy.push([mutant, failure?.name ?? ""]);
   // The model runs last: a mutant only it catches passed every fixed law before it.
@@ -129,10 +138,13 @@ describe("the conformance kit rejects every mutant", () => {
       `rejects the patched fs copy that ${spec.bug}`,
       async () => {
         const Service = await buildFsMutant(spec);
-        await expectRejected(`fs ${spec.slug}`, {
-          ...fsSubjects(Service),
-          numRuns: MATRIX_RUNS.fs,
-        });
+        await expectRejected(
+          `fs ${spec.slug}`,
+          { ...fsSubjects(Service), numRuns: MATRIX_RUNS.fs },
+          false,
+          undefined,
+          PATCHED_COPY_RUNS,
+        );
       },
       PATCHED_COPY_LIMIT_MS,
     );
@@ -143,10 +155,13 @@ describe("the conformance kit rejects every mutant", () => {
       `rejects the patched postgres copy that ${spec.bug}`,
       async () => {
         const subjects = await buildPostgresMutant(spec, matrixPostgresPool);
-        await expectRejected(`postgres ${spec.slug}`, {
-          ...subjects,
-          numRuns: MATRIX_RUNS.postgres,
-        });
+        await expectRejected(
+          `postgres ${spec.slug}`,
+          { ...subjects, numRuns: MATRIX_RUNS.postgres },
+          false,
+          undefined,
+          PATCHED_COPY_RUNS,
+        );
       },
       PATCHED_COPY_LIMIT_MS,
     );

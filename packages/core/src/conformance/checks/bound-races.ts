@@ -40,9 +40,10 @@ function racerSlot(spec: BoundSpec, layout: Layout, over: () => Slot, i: number)
 /**
  * Rounds of the race for a scope's bounds: the room the winner took is freed by deleting it
  * and raced for again. A window between reading a count and writing it is short in a SQL
- * function, so one race rarely lands in it; several give it as many chances.
+ * function, so one race rarely lands in it; several give it as many chances (10 rounds let a
+ * postgres copy that reads the scope's usage without its lock pass a whole CI run).
  */
-const SCOPE_ROUNDS = 10;
+const SCOPE_ROUNDS = 30;
 
 /** One race for the last room: exactly one racer wins; returns where it put and its version. */
 async function raceOnce(
