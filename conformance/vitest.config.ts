@@ -14,6 +14,10 @@ export default defineConfig({
       "../packages/s3/test/support/global-setup.ts",
       "../packages/azure/test/support/global-setup.ts",
     ],
+    // Two files at once, whatever the core count (vitest's default on two cores is one): the
+    // matrix and the mutants wait mostly on emulators, child processes and the disk, and run
+    // one after the other they were the longest path through `npm test`.
+    maxWorkers: 2,
     testTimeout: 300_000,
     hookTimeout: 600_000,
   },
