@@ -6,6 +6,8 @@ export const MATRIX_RUNS = Object.freeze({
   memory: 100,
   fs: 30,
   postgres: 20,
+  /** The object-store protocol over its in-memory bucket: gcs's setting in the matrix. */
+  objectStore: 20,
   runStore: 50,
   faults: 16,
 });

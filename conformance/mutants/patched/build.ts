@@ -22,6 +22,12 @@ export interface PatchedMutantSpec {
   slug: string;
   bug: string;
   patches: readonly SourcePatch[];
+  /**
+   * The family of laws that must catch the bug by itself ("state", "idempotency"): only its
+   * laws run over the copy, which keeps a copy of a durable adapter cheap. Without it the
+   * whole kit runs up to the first law that fails.
+   */
+  group?: string;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -285,4 +285,40 @@ export const POSTGRES_MUTANTS: readonly PatchedMutantSpec[] = [
       },
     ],
   },
+  {
+    slug: "delete-latest-uncorrelated",
+    group: "durability",
+    bug: 'delete("latest") takes the largest version number of any name in the schema, not of this name: a name whose latest is lower deletes nothing',
+    patches: [
+      {
+        file: "migrations.ts",
+        find: `(SELECT max(w.version) FROM \${s}.versions w WHERE w.name_id = v_name_id)))`,
+        replace: `(SELECT max(w.version) FROM \${s}.versions w)))`,
+      },
+    ],
+  },
+  {
+    slug: "live-cleared-by-delete-all-only",
+    group: "durability",
+    bug: 'only delete("all") clears a name\'s live flag: a name whose last version was deleted by number or as latest stays listed',
+    patches: [
+      {
+        file: "migrations.ts",
+        find: `UPDATE \${s}.names n SET live = EXISTS (SELECT 1 FROM \${s}.versions v WHERE v.name_id = v_name_id)`,
+        replace: `UPDATE \${s}.names n SET live = (p_selector <> 'all')`,
+      },
+    ],
+  },
+  {
+    slug: "replay-answers-latest",
+    group: "idempotency",
+    bug: "a keyed retry answers with the name's latest version's record, not the version its key is bound to",
+    patches: [
+      {
+        file: "migrations.ts",
+        find: `v.metadata FROM \${s}.versions v WHERE v.name_id = v_name_id AND v.version = v_bound;`,
+        replace: `v.metadata FROM \${s}.versions v WHERE v.name_id = v_name_id ORDER BY v.version DESC LIMIT 1;`,
+      },
+    ],
+  },
 ];

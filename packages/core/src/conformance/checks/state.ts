@@ -2,13 +2,15 @@ import { DEFAULT_MIME_TYPE } from "../../limits.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
-import { expectTrue } from "../expect.js";
+import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { ReferenceModel } from "../model.js";
 import {
   expectArtifact,
   expectEveryViewAgrees,
   expectPlausibleCreatedAt,
   expectRecord,
+  readAllNames,
+  readAllVersions,
 } from "../observe.js";
 import { BOUNDARY_SIZES, seededBytes } from "../payload.js";
 
@@ -95,6 +97,63 @@ async function sizesAndDigestsAtBoundaries({ service }: LawContext) {
   }
 }
 
+/**
+ * A name of more versions than a small listing page, a version window or a record chunk: its
+ * pages are complete at small limits, also after deletes in the middle of versions
+ * already listed; latest is right after each of its top versions is deleted in turn; and
+ * delete("all") removes every one of them. Adapters that read a name's versions in pieces
+ * (listing pages, windows below a high-water mark, chunks of records) miss the piece's edge.
+ */
+async function manyVersionsOfOneName({ service }: LawContext) {
+  const scope = freshScope("many-versions");
+  const model = new ReferenceModel();
+  const maxLimit = service.capabilities().pagination.maxPageLimit;
+  const small = [3, 4].filter((limit) => limit <= maxLimit);
+  const expectPages = async (step: string, limits: readonly number[] = []) => {
+    const live = model.live(scope, NAME).map((version) => version.version);
+    for (const limit of [...limits, undefined]) {
+      const listed = await readAllVersions(service, scope, NAME, limit);
+      expectEqual(
+        listed.map((meta) => meta.version),
+        live,
+        `${step}: listVersions at limit ${limit ?? "default"}`,
+      );
+    }
+  };
+  const expectLatest = async (step: string) => {
+    const latest = model.latest(scope, NAME);
+    if (!latest) {
+      await expectArtifactError(() => service.head(scope, NAME), "not_found", `${step}: head`);
+      return;
+    }
+    expectRecord(await service.head(scope, NAME), scope, NAME, latest, `${step}: head latest`);
+    expectArtifact(await service.get(scope, NAME), scope, NAME, latest, `${step}: get latest`);
+  };
+  for (let seed = 1; seed <= 20; seed++) await putTracked(service, model, scope, seed % 7, seed);
+  await expectPages("after 20 puts", small);
+  for (const version of [5, 9, 12]) {
+    model.delete(scope, NAME, version);
+    await service.delete(scope, NAME, version);
+  }
+  await expectPages("after deleting versions 5, 9 and 12, already listed", small);
+  for (let deleted = 1; deleted <= 8; deleted++) {
+    const step = `after deleting the top version ${deleted} times`;
+    const selector = deleted % 2 === 0 ? "latest" : (model.latest(scope, NAME)?.version ?? 1);
+    model.delete(scope, NAME, selector);
+    await service.delete(scope, NAME, selector);
+    await expectLatest(step);
+  }
+  await expectPages("after deleting eight top versions");
+  model.delete(scope, NAME, "all");
+  await service.delete(scope, NAME, "all");
+  await expectLatest('after delete("all")');
+  await expectPages('after delete("all")');
+  expectTrue(
+    !(await readAllNames(service, scope)).includes(NAME),
+    'after delete("all"): listNames still lists the name',
+  );
+}
+
 export const stateLaws = [
   check(
     "state",
@@ -105,5 +164,10 @@ export const stateLaws = [
     "state",
     "size and sha256 are right for 0 bytes, every digest padding edge and every block boundary +/- 1",
     sizesAndDigestsAtBoundaries,
+  ),
+  check(
+    "state",
+    'a name of 20 versions: pages complete at limits 3, 4 and the default after deletes in the middle, latest after each top version is deleted, delete("all") removes them all',
+    manyVersionsOfOneName,
   ),
 ];
