@@ -27,6 +27,7 @@ export type { ObjectStoreDialect } from "./dialect.js";
 export { concatBytes } from "./format.js";
 export { ObjectLayout } from "./layout.js";
 export type { ObjectStoreOptions } from "./options.js";
+export { type FlushPart, PartBuffer } from "./part-buffer.js";
 export type { RepairOptions, RepairReport } from "./repair.js";
 export { REQUEST_ID_KEY } from "./request-ids.js";
 export { ObjectStoreService } from "./service.js";
