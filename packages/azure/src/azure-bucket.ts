@@ -12,13 +12,16 @@ import type {
   StagingUpload,
   WriteOptions,
 } from "@artifact-kit/object-store";
-import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
+import {
+  BucketRequests,
+  guardedStream,
+  objectSizeOf,
+  withSignal,
+} from "@artifact-kit/object-store";
 import type { BlobItem, BlobPrefix, BlockBlobClient, ContainerClient } from "@azure/storage-blob";
-import pLimit, { type LimitFunction } from "p-limit";
 import { BlockStaging, blockId } from "./block-staging.js";
 import { isAlreadyExists, isConditionNotMet, isNotFound, statusOf } from "./errors.js";
 import { decodeMetadata, encodeMetadata } from "./metadata.js";
-import { withSignal } from "./sdk-options.js";
 
 /** Azure lists at most this many blobs per request. */
 export const AZURE_MAX_LIST_KEYS = 5_000;
@@ -44,12 +47,12 @@ export class AzureBucket implements ObjectBucket {
    */
   readonly tellsDeletes = false;
   readonly #container: ContainerClient;
-  readonly #limit: LimitFunction;
+  readonly #requests: BucketRequests;
   readonly #blockBytes: number;
 
   constructor(container: ContainerClient, maxConcurrency: number, blockBytes: number) {
     this.#container = container;
-    this.#limit = pLimit(maxConcurrency);
+    this.#requests = new BucketRequests("Azure", maxConcurrency);
     this.#blockBytes = blockBytes;
   }
 
@@ -172,7 +175,7 @@ export class AzureBucket implements ObjectBucket {
   }
 
   async removeQuietly(key: string): Promise<void> {
-    await this.#limit(() => this.blob(key).deleteIfExists()).catch(() => undefined);
+    await this.#requests.quietly(() => this.blob(key).deleteIfExists());
   }
 
   /** Bytes [start, end) of a blob, streamed by one ranged Get Blob. */
@@ -218,24 +221,14 @@ export class AzureBucket implements ObjectBucket {
     });
   }
 
-  /**
-   * Runs one request under the concurrency bound. `abandon`: the deadline aborts it (the SDK's
-   * abortSignal); otherwise it runs to its end, for writes whose outcome must be known.
-   */
+  /** One request under the concurrency bound (see BucketRequests.run). */
   run<T>(
     deadline: Deadline,
     operation: string,
     abandon: boolean,
     work: (abortSignal: AbortSignal | undefined) => Promise<T>,
   ): Promise<T> {
-    return this.#limit(async () => {
-      deadline.check();
-      try {
-        return await work(abandon ? deadline.toSignal() : undefined);
-      } catch (error) {
-        throw requestFailure(deadline, error, `Azure ${operation}`);
-      }
-    });
+    return this.#requests.run(deadline, operation, abandon, work);
   }
 
   /** No blob to read at `key`, but staged blocks (Get Block List answers for them alone). */

@@ -4,11 +4,11 @@ import {
   PartBuffer,
   type StagedTarget,
   type StagingUpload,
+  withSignal,
 } from "@artifact-kit/object-store";
 import type { AzureBucket } from "./azure-bucket.js";
 import { copySourceOf } from "./copy-source.js";
 import { encodeMetadata } from "./metadata.js";
-import { withSignal } from "./sdk-options.js";
 
 /** Bytes per Put Block From URL when a staged blob is copied into a version's blob. */
 const COPY_BLOCK_BYTES = 100 * 1024 * 1024;
