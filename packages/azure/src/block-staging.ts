@@ -75,7 +75,7 @@ export class BlockStaging implements StagingUpload {
     for (let start = 0; start < this.#stagedBytes; start += COPY_BLOCK_BYTES) {
       const count = Math.min(COPY_BLOCK_BYTES, this.#stagedBytes - start);
       const index = blocks++;
-      await this.#bucket.run(deadline, `copy into ${target.key}`, true, (abortSignal) =>
+      await this.#bucket.requests.run(deadline, `copy into ${target.key}`, true, (abortSignal) =>
         this.#bucket.blob(target.key).stageBlockFromURL(blockId(index), source.url, start, count, {
           ...source.options,
           ...withSignal(abortSignal),
@@ -104,7 +104,7 @@ export class BlockStaging implements StagingUpload {
 
   /** Put Block of block `index`; uncommitted (invisible) until Put Block List. */
   #put(deadline: Deadline, key: string, index: number, bytes: Uint8Array): Promise<unknown> {
-    return this.#bucket.run(deadline, `stage a block of ${key}`, true, (abortSignal) =>
+    return this.#bucket.requests.run(deadline, `stage a block of ${key}`, true, (abortSignal) =>
       this.#bucket
         .blob(key)
         .stageBlock(blockId(index), bytes, bytes.byteLength, withSignal(abortSignal)),
