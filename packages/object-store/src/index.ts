@@ -14,6 +14,7 @@ export type {
 } from "./bucket.js";
 export {
   guardedStream,
+  looksLike,
   MAX_PREFIX_BYTES,
   OBJECT_STORE_DEFAULTS,
   type ObjectStoreBounds,
