@@ -12,13 +12,16 @@ import type {
   StagingUpload,
   WriteOptions,
 } from "@artifact-kit/object-store";
-import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
+import {
+  BucketRequests,
+  guardedStream,
+  objectSizeOf,
+  withSignal,
+} from "@artifact-kit/object-store";
 import type { BlobItem, BlobPrefix, BlockBlobClient, ContainerClient } from "@azure/storage-blob";
-import pLimit, { type LimitFunction } from "p-limit";
 import { BlockStaging, blockId } from "./block-staging.js";
 import { isAlreadyExists, isConditionNotMet, isNotFound, statusOf } from "./errors.js";
 import { decodeMetadata, encodeMetadata } from "./metadata.js";
-import { withSignal } from "./sdk-options.js";
 
 /** Azure lists at most this many blobs per request. */
 export const AZURE_MAX_LIST_KEYS = 5_000;
@@ -44,12 +47,13 @@ export class AzureBucket implements ObjectBucket {
    */
   readonly tellsDeletes = false;
   readonly #container: ContainerClient;
-  readonly #limit: LimitFunction;
+  /** Its requests, under the concurrency bound (block staging sends its own through it). */
+  readonly requests: BucketRequests;
   readonly #blockBytes: number;
 
   constructor(container: ContainerClient, maxConcurrency: number, blockBytes: number) {
     this.#container = container;
-    this.#limit = pLimit(maxConcurrency);
+    this.requests = new BucketRequests("Azure", maxConcurrency);
     this.#blockBytes = blockBytes;
   }
 
@@ -78,7 +82,7 @@ export class AzureBucket implements ObjectBucket {
     if (outcome === "created" || !(await this.#holdsOnlyUncommittedBlocks(deadline, key))) {
       return outcome;
     }
-    await this.run(deadline, `stage ${key}`, true, (abortSignal) =>
+    await this.requests.run(deadline, `stage ${key}`, true, (abortSignal) =>
       this.blob(key).stageBlock(blockId(0), body, body.byteLength, withSignal(abortSignal)),
     );
     return this.createWith(deadline, `commit ${key}`, options.commit, (abortSignal) =>
@@ -93,7 +97,7 @@ export class AzureBucket implements ObjectBucket {
   /** One Get Blob; a suffix window first reads the size (Azure has no suffix ranges). */
   get(deadline: Deadline, key: string, window?: ByteWindow): Promise<ObjectBytes | undefined> {
     if (window && "suffix" in window) return this.#getSuffix(deadline, key, window.suffix);
-    return this.run(deadline, `read ${key}`, true, async (abortSignal) => {
+    return this.requests.run(deadline, `read ${key}`, true, async (abortSignal) => {
       try {
         const offset = window?.start ?? 0;
         const count = window ? window.end - window.start + 1 : undefined;
@@ -108,7 +112,7 @@ export class AzureBucket implements ObjectBucket {
   }
 
   head(deadline: Deadline, key: string): Promise<ObjectInfo | undefined> {
-    return this.run(deadline, `read properties of ${key}`, true, async (abortSignal) => {
+    return this.requests.run(deadline, `read properties of ${key}`, true, async (abortSignal) => {
       try {
         const properties = await this.blob(key).getProperties(withSignal(abortSignal));
         return {
@@ -131,7 +135,7 @@ export class AzureBucket implements ObjectBucket {
    * a service that ignores startFrom, only slower.
    */
   list(deadline: Deadline, request: ListRequest): Promise<ListPage> {
-    return this.run(deadline, `list ${request.prefix}`, true, async (abortSignal) => {
+    return this.requests.run(deadline, `list ${request.prefix}`, true, async (abortSignal) => {
       const options = {
         prefix: request.prefix,
         includeMetadata: true,
@@ -159,7 +163,7 @@ export class AzureBucket implements ObjectBucket {
 
   /** Delete Blob (If-Match on the ETag with `match`); see `tellsDeletes`. */
   delete(deadline: Deadline, target: DeleteTarget): Promise<boolean> {
-    return this.run(deadline, `delete ${target.key}`, false, async () => {
+    return this.requests.run(deadline, `delete ${target.key}`, false, async () => {
       const conditions =
         target.match === undefined ? {} : { conditions: { ifMatch: target.match } };
       try {
@@ -172,7 +176,7 @@ export class AzureBucket implements ObjectBucket {
   }
 
   async removeQuietly(key: string): Promise<void> {
-    await this.#limit(() => this.blob(key).deleteIfExists()).catch(() => undefined);
+    await this.requests.quietly(() => this.blob(key).deleteIfExists());
   }
 
   /** Bytes [start, end) of a blob, streamed by one ranged Get Blob. */
@@ -207,7 +211,7 @@ export class AzureBucket implements ObjectBucket {
     commit: boolean,
     send: SendWith,
   ): Promise<CreateOutcome> {
-    return this.run(deadline, operation, !commit, async (abortSignal) => {
+    return this.requests.run(deadline, operation, !commit, async (abortSignal) => {
       try {
         await send(abortSignal);
         return "created";
@@ -218,30 +222,10 @@ export class AzureBucket implements ObjectBucket {
     });
   }
 
-  /**
-   * Runs one request under the concurrency bound. `abandon`: the deadline aborts it (the SDK's
-   * abortSignal); otherwise it runs to its end, for writes whose outcome must be known.
-   */
-  run<T>(
-    deadline: Deadline,
-    operation: string,
-    abandon: boolean,
-    work: (abortSignal: AbortSignal | undefined) => Promise<T>,
-  ): Promise<T> {
-    return this.#limit(async () => {
-      deadline.check();
-      try {
-        return await work(abandon ? deadline.toSignal() : undefined);
-      } catch (error) {
-        throw requestFailure(deadline, error, `Azure ${operation}`);
-      }
-    });
-  }
-
   /** No blob to read at `key`, but staged blocks (Get Block List answers for them alone). */
   async #holdsOnlyUncommittedBlocks(deadline: Deadline, key: string): Promise<boolean> {
     if (await this.head(deadline, key)) return false;
-    return this.run(deadline, `list blocks of ${key}`, true, async (abortSignal) => {
+    return this.requests.run(deadline, `list blocks of ${key}`, true, async (abortSignal) => {
       try {
         const blocks = await this.blob(key).getBlockList("all", withSignal(abortSignal));
         return (

@@ -1,9 +1,14 @@
 import type { Deadline } from "@artifact-kit/core";
-import type { CreateOutcome, StagedTarget, StagingUpload } from "@artifact-kit/object-store";
+import {
+  type CreateOutcome,
+  PartBuffer,
+  type StagedTarget,
+  type StagingUpload,
+  withSignal,
+} from "@artifact-kit/object-store";
 import type { AzureBucket } from "./azure-bucket.js";
 import { copySourceOf } from "./copy-source.js";
 import { encodeMetadata } from "./metadata.js";
-import { withSignal } from "./sdk-options.js";
 
 /** Bytes per Put Block From URL when a staged blob is copied into a version's blob. */
 const COPY_BLOCK_BYTES = 100 * 1024 * 1024;
@@ -20,11 +25,8 @@ const COPY_BLOCK_BYTES = 100 * 1024 * 1024;
 export class BlockStaging implements StagingUpload {
   readonly #bucket: AzureBucket;
   readonly #stagingKey: string;
-  readonly #blockBytes: number;
   readonly #deadline: Deadline;
-  /** Allocated at the first write, so an upload that writes nothing holds nothing. */
-  #block = new Uint8Array(0);
-  #filled = 0;
+  readonly #block: PartBuffer;
   #stagedBlocks = 0;
   #stagedBytes = 0;
   #stagingCommitted = false;
@@ -32,41 +34,32 @@ export class BlockStaging implements StagingUpload {
   constructor(bucket: AzureBucket, stagingKey: string, blockBytes: number, deadline: Deadline) {
     this.#bucket = bucket;
     this.#stagingKey = stagingKey;
-    this.#blockBytes = blockBytes;
     this.#deadline = deadline;
+    this.#block = new PartBuffer(blockBytes, (block, at) => this.#stageBlock(block, at));
   }
 
   /** Copies the lent chunk into the block buffer, staging each block as it fills. */
-  async write(chunk: Uint8Array): Promise<void> {
-    if (this.#block.byteLength === 0) this.#block = new Uint8Array(this.#blockBytes);
-    let at = 0;
-    while (at < chunk.byteLength) {
-      const take = Math.min(this.#block.byteLength - this.#filled, chunk.byteLength - at);
-      this.#block.set(chunk.subarray(at, at + take), this.#filled);
-      this.#filled += take;
-      at += take;
-      if (this.#filled === this.#block.byteLength) await this.#stageBlock(this.#deadline);
-    }
+  write(chunk: Uint8Array): Promise<void> {
+    return this.#block.write(chunk, this.#deadline);
   }
 
   /** Commits the staging blob (unconditionally: its key is this upload's alone). */
   async seal(deadline: Deadline): Promise<void> {
     if (this.#stagedBlocks === 0) return;
-    if (this.#filled > 0) await this.#stageBlock(deadline);
+    await this.#block.flushPending(deadline);
     await this.#commit(deadline, this.#stagingKey, this.#stagedBlocks, {
       createOnly: false,
       commit: false,
     });
     this.#stagingCommitted = true;
-    this.#block = new Uint8Array(0);
+    this.#block.release();
   }
 
   async complete(deadline: Deadline, target: StagedTarget): Promise<CreateOutcome> {
     const head = target.head ?? new Uint8Array(0);
     const tail = target.tail ?? new Uint8Array(0);
     if (!this.#stagingCommitted) {
-      const data = this.#block.subarray(0, this.#filled);
-      const body = Buffer.concat([head, data, tail]);
+      const body = Buffer.concat([head, this.#block.pending, tail]);
       return this.#bucket.createOnly(
         deadline,
         { key: target.key, body, ...(target.metadata ? { metadata: target.metadata } : {}) },
@@ -82,7 +75,7 @@ export class BlockStaging implements StagingUpload {
     for (let start = 0; start < this.#stagedBytes; start += COPY_BLOCK_BYTES) {
       const count = Math.min(COPY_BLOCK_BYTES, this.#stagedBytes - start);
       const index = blocks++;
-      await this.#bucket.run(deadline, `copy into ${target.key}`, true, (abortSignal) =>
+      await this.#bucket.requests.run(deadline, `copy into ${target.key}`, true, (abortSignal) =>
         this.#bucket.blob(target.key).stageBlockFromURL(blockId(index), source.url, start, count, {
           ...source.options,
           ...withSignal(abortSignal),
@@ -99,22 +92,19 @@ export class BlockStaging implements StagingUpload {
   }
 
   async discard(): Promise<void> {
-    this.#block = new Uint8Array(0);
-    this.#filled = 0;
+    this.#block.release();
     if (this.#stagingCommitted) await this.#bucket.removeQuietly(this.#stagingKey);
   }
 
-  async #stageBlock(deadline: Deadline): Promise<void> {
-    const bytes = this.#block.subarray(0, this.#filled);
-    await this.#put(deadline, this.#stagingKey, this.#stagedBlocks, bytes);
+  async #stageBlock(block: Uint8Array, deadline: Deadline): Promise<void> {
+    await this.#put(deadline, this.#stagingKey, this.#stagedBlocks, block);
     this.#stagedBlocks++;
-    this.#stagedBytes += this.#filled;
-    this.#filled = 0;
+    this.#stagedBytes += block.byteLength;
   }
 
   /** Put Block of block `index`; uncommitted (invisible) until Put Block List. */
   #put(deadline: Deadline, key: string, index: number, bytes: Uint8Array): Promise<unknown> {
-    return this.#bucket.run(deadline, `stage a block of ${key}`, true, (abortSignal) =>
+    return this.#bucket.requests.run(deadline, `stage a block of ${key}`, true, (abortSignal) =>
       this.#bucket
         .blob(key)
         .stageBlock(blockId(index), bytes, bytes.byteLength, withSignal(abortSignal)),

@@ -1,5 +1,6 @@
 import { invalidArgument } from "@artifact-kit/core";
 import {
+  looksLike,
   OBJECT_STORE_DEFAULTS,
   type ObjectStoreBounds,
   resolveOptions,
@@ -56,7 +57,12 @@ export function resolveAzureConfig(options: unknown): AzureConfig {
     ["container", "prefix"],
     "azureOptions",
   );
-  if (!isContainerClient(given.container)) {
+  if (
+    !looksLike<ContainerClient>(given.container, {
+      getBlockBlobClient: "function",
+      containerName: "string",
+    })
+  ) {
     throw invalidArgument("container", "must be a ContainerClient of @azure/storage-blob");
   }
   const config: AzureConfig = {
@@ -80,16 +86,6 @@ export function resolveAzureConfig(options: unknown): AzureConfig {
     );
   }
   return config;
-}
-
-/** Duck-typed, since the peer dependency may be installed more than once. */
-function isContainerClient(value: unknown): value is ContainerClient {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { getBlockBlobClient?: unknown }).getBlockBlobClient === "function" &&
-    typeof (value as { containerName?: unknown }).containerName === "string"
-  );
 }
 
 /** Azure reads a backslash in a blob name as "/", so a prefix holding one would name another folder. */

@@ -1,10 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { ArtifactMeta } from "@artifact-kit/core";
-import {
-  type ArtifactServiceConformanceOptions,
-  repairFromAnotherInstance,
-  type ServiceSubject,
-} from "@artifact-kit/core/conformance";
+import type { ArtifactServiceConformanceOptions } from "@artifact-kit/core/conformance";
+import { prefixSubjects } from "@artifact-kit/object-store/testing";
 import type { ContainerClient } from "@azure/storage-blob";
 import type { AzureArtifactServiceBounds } from "./config.js";
 import { AzureArtifactService } from "./service.js";
@@ -62,21 +58,11 @@ async function corruptBlob(
 export function azureSubjects(
   openContainer: () => ContainerClient,
 ): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded"> {
-  const subject = (bounds: AzureArtifactServiceBounds) => async (): Promise<ServiceSubject> => {
-    const prefix = randomUUID();
-    const open = () => new AzureArtifactService({ container: openContainer(), prefix, ...bounds });
-    return {
-      service: open(),
-      reopen: async () => open(),
-      openAnother: async () => open(),
-      openNeighbour: async () =>
-        new AzureArtifactService({ container: openContainer(), prefix: `${prefix}/c` }),
-      maintain: repairFromAnotherInstance(open),
-      corrupt: (meta, offset) => corruptBlob(openContainer(), prefix, meta, offset),
-    };
-  };
-  return {
-    create: subject({ ...STAGED_UPLOAD_BOUNDS }),
-    createBounded: subject({ ...SMALL_AZURE_BOUNDS }),
-  };
+  return prefixSubjects<AzureArtifactServiceBounds>({
+    open: (prefix, bounds) =>
+      new AzureArtifactService({ container: openContainer(), prefix, ...bounds }),
+    corrupt: (prefix, meta, offset) => corruptBlob(openContainer(), prefix, meta, offset),
+    bounds: { ...STAGED_UPLOAD_BOUNDS },
+    smallBounds: { ...SMALL_AZURE_BOUNDS },
+  });
 }

@@ -1,8 +1,7 @@
 import type { Deadline } from "@artifact-kit/core";
 import type * as store from "@artifact-kit/object-store";
-import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
+import { BucketRequests, guardedStream, objectSizeOf } from "@artifact-kit/object-store";
 import type { Bucket } from "@google-cloud/storage";
-import pLimit, { type LimitFunction } from "p-limit";
 import { raceDeadline } from "./deadline-race.js";
 import { RetrySwitch } from "./retry-switch.js";
 import { GcsStaging } from "./staging.js";
@@ -22,12 +21,12 @@ export class GcsBucket implements store.ObjectBucket {
   readonly requestIds = "metadata";
   readonly tellsDeletes = true;
   readonly #bucket: Bucket;
-  readonly #limit: LimitFunction;
+  readonly #requests: BucketRequests;
   readonly #retries: RetrySwitch;
 
   constructor(bucket: Bucket, maxConcurrency: number) {
     this.#bucket = bucket;
-    this.#limit = pLimit(maxConcurrency);
+    this.#requests = new BucketRequests("GCS", maxConcurrency);
     this.#retries = new RetrySwitch(bucket);
   }
 
@@ -161,14 +160,9 @@ export class GcsBucket implements store.ObjectBucket {
   }
 
   async removeQuietly(key: string): Promise<void> {
-    await this.#limit(async () => {
-      this.#retries.restore();
-      try {
-        await this.#bucket.file(key).delete({ ignoreNotFound: true });
-      } finally {
-        this.#retries.restore();
-      }
-    }).catch(() => undefined);
+    await this.#requests.quietly(() =>
+      this.#retries.around(() => this.#bucket.file(key).delete({ ignoreNotFound: true })),
+    );
   }
 
   /** Bytes [start, end) of an object, streamed; not counted against maxConcurrency. */
@@ -228,17 +222,10 @@ export class GcsBucket implements store.ObjectBucket {
     work: () => Promise<T>,
     abandonAtDeadline: boolean,
   ): Promise<T> {
-    return this.#limit(async () => {
-      deadline.check();
-      this.#retries.restore();
-      try {
-        return await (abandonAtDeadline ? raceDeadline(work(), deadline) : work());
-      } catch (error) {
-        throw requestFailure(deadline, error, `GCS ${operation}`);
-      } finally {
-        this.#retries.restore();
-      }
-    });
+    // The SDK takes no abort signal here: an abandoned request is raced against the deadline.
+    return this.#requests.run(deadline, operation, false, () =>
+      this.#retries.around(() => (abandonAtDeadline ? raceDeadline(work(), deadline) : work())),
+    );
   }
 }
 

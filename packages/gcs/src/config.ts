@@ -1,5 +1,6 @@
 import { invalidArgument, validateText } from "@artifact-kit/core";
 import {
+  looksLike,
   OBJECT_STORE_DEFAULTS,
   type ObjectStoreBounds,
   resolveOptions,
@@ -62,22 +63,13 @@ function resolveBucket(given: Record<string, unknown>): Bucket {
     if (given.storage !== undefined || given.bucketName !== undefined) {
       throw invalidArgument("bucket", "give either bucket, or storage and bucketName");
     }
-    if (!looksLike<Bucket>(given.bucket, ["file", "getFiles"])) {
+    if (!looksLike<Bucket>(given.bucket, { file: "function", getFiles: "function" })) {
       throw invalidArgument("bucket", "must be a Bucket of @google-cloud/storage");
     }
     return given.bucket;
   }
-  if (!looksLike<Storage>(given.storage, ["bucket"])) {
+  if (!looksLike<Storage>(given.storage, { bucket: "function" })) {
     throw invalidArgument("storage", "must be a Storage of @google-cloud/storage (or give bucket)");
   }
   return given.storage.bucket(validateText(given.bucketName, "bucketName", 222));
-}
-
-/** Duck-typed, since the peer dependency may be installed more than once. */
-function looksLike<T>(value: unknown, methods: readonly string[]): value is T {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    methods.every((method) => typeof (value as Record<string, unknown>)[method] === "function")
-  );
 }

@@ -20,6 +20,16 @@ export class RetrySwitch {
     this.#configured = this.#options.autoRetry;
   }
 
+  /** Runs one call with the setting put back before and after it. */
+  async around<T>(call: () => Promise<T>): Promise<T> {
+    this.restore();
+    try {
+      return await call();
+    } finally {
+      this.restore();
+    }
+  }
+
   restore(): void {
     if (this.#configured !== undefined && this.#options.autoRetry !== this.#configured) {
       this.#options.autoRetry = this.#configured;

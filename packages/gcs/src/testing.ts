@@ -1,10 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { ArtifactMeta } from "@artifact-kit/core";
-import {
-  type ArtifactServiceConformanceOptions,
-  repairFromAnotherInstance,
-  type ServiceSubject,
-} from "@artifact-kit/core/conformance";
+import type { ArtifactServiceConformanceOptions } from "@artifact-kit/core/conformance";
+import { prefixSubjects } from "@artifact-kit/object-store/testing";
 import type { Bucket } from "@google-cloud/storage";
 import type { GcsArtifactServiceBounds } from "./config.js";
 import { GcsArtifactService } from "./service.js";
@@ -45,18 +41,10 @@ async function corruptObject(bucket: Bucket, prefix: string, meta: ArtifactMeta,
 export function gcsSubjects(
   openBucket: () => Bucket,
 ): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded"> {
-  const subject = (bounds: GcsArtifactServiceBounds) => async (): Promise<ServiceSubject> => {
-    const prefix = randomUUID();
-    const open = () => new GcsArtifactService({ bucket: openBucket(), prefix, ...bounds });
-    return {
-      service: open(),
-      reopen: async () => open(),
-      openAnother: async () => open(),
-      openNeighbour: async () =>
-        new GcsArtifactService({ bucket: openBucket(), prefix: `${prefix}/c` }),
-      maintain: repairFromAnotherInstance(open),
-      corrupt: (meta, offset) => corruptObject(openBucket(), prefix, meta, offset),
-    };
-  };
-  return { create: subject({}), createBounded: subject({ ...SMALL_GCS_BOUNDS }) };
+  return prefixSubjects<GcsArtifactServiceBounds>({
+    open: (prefix, bounds) => new GcsArtifactService({ bucket: openBucket(), prefix, ...bounds }),
+    corrupt: (prefix, meta, offset) => corruptObject(openBucket(), prefix, meta, offset),
+    bounds: {},
+    smallBounds: { ...SMALL_GCS_BOUNDS },
+  });
 }

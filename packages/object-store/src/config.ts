@@ -70,6 +70,24 @@ export async function* guardedStream(
   }
 }
 
+/**
+ * Whether `value` has the members of an SDK object a caller passes in, each of the given
+ * `typeof`: duck-typed, since the SDK is a peer dependency that may be installed more than once
+ * (an instance of another copy's class fails `instanceof`).
+ */
+export function looksLike<T>(
+  value: unknown,
+  members: Readonly<Record<string, "function" | "object" | "string">>,
+): value is T {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Object.entries(members).every(
+      ([name, type]) => typeof (value as Record<string, unknown>)[name] === type,
+    )
+  );
+}
+
 /** Longest prefix: with it, the longest key still fits the clouds' 1,024-byte object names. */
 export const MAX_PREFIX_BYTES = 256;
 

@@ -14,6 +14,7 @@ export type {
 } from "./bucket.js";
 export {
   guardedStream,
+  looksLike,
   MAX_PREFIX_BYTES,
   OBJECT_STORE_DEFAULTS,
   type ObjectStoreBounds,
@@ -27,7 +28,9 @@ export type { ObjectStoreDialect } from "./dialect.js";
 export { concatBytes } from "./format.js";
 export { ObjectLayout } from "./layout.js";
 export type { ObjectStoreOptions } from "./options.js";
+export { type FlushPart, PartBuffer } from "./part-buffer.js";
 export type { RepairOptions, RepairReport } from "./repair.js";
 export { REQUEST_ID_KEY } from "./request-ids.js";
+export { BucketRequests, withSignal } from "./requests.js";
 export { ObjectStoreService } from "./service.js";
 export { ObjectStoreBackend } from "./store.js";

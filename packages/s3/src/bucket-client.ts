@@ -1,6 +1,12 @@
 import { type Deadline, unavailable } from "@artifact-kit/core";
 import type * as store from "@artifact-kit/object-store";
-import { guardedStream, objectSizeOf, requestFailure } from "@artifact-kit/object-store";
+import {
+  BucketRequests,
+  guardedStream,
+  objectSizeOf,
+  requestFailure,
+  withSignal,
+} from "@artifact-kit/object-store";
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -15,7 +21,6 @@ import {
   UploadPartCommand,
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
-import pLimit, { type LimitFunction } from "p-limit";
 import { type MultipartCompletion, S3_MAX_KEYS } from "./config.js";
 import { S3Staging } from "./staging.js";
 
@@ -43,7 +48,7 @@ export class S3Bucket implements store.ObjectBucket {
   readonly tellsDeletes = false;
   readonly #client: S3Client;
   readonly #bucket: string;
-  readonly #limit: LimitFunction;
+  readonly #requests: BucketRequests;
   readonly #staging: { partBytes: number; completion: MultipartCompletion };
 
   constructor(
@@ -54,7 +59,7 @@ export class S3Bucket implements store.ObjectBucket {
   ) {
     this.#client = client;
     this.#bucket = bucket;
-    this.#limit = pLimit(maxConcurrency);
+    this.#requests = new BucketRequests("S3", maxConcurrency);
     this.#staging = staging;
   }
 
@@ -84,7 +89,7 @@ export class S3Bucket implements store.ObjectBucket {
     key: string,
     window?: store.ByteWindow,
   ): Promise<store.ObjectBytes | undefined> {
-    return this.#run(deadline, `read ${key}`, true, async (abortSignal) => {
+    return this.#requests.run(deadline, `read ${key}`, true, async (abortSignal) => {
       try {
         const response = await this.#client.send(
           new GetObjectCommand({
@@ -104,7 +109,7 @@ export class S3Bucket implements store.ObjectBucket {
   }
 
   head(deadline: Deadline, key: string): Promise<store.ObjectInfo | undefined> {
-    return this.#run(deadline, `read metadata of ${key}`, true, async (abortSignal) => {
+    return this.#requests.run(deadline, `read metadata of ${key}`, true, async (abortSignal) => {
       try {
         const response = await this.#client.send(
           new HeadObjectCommand({ Bucket: this.#bucket, Key: key }),
@@ -125,7 +130,7 @@ export class S3Bucket implements store.ObjectBucket {
 
   /** One ListObjectsV2 request; `endBefore` is applied here (S3 has no end key). */
   list(deadline: Deadline, request: store.ListRequest): Promise<store.ListPage> {
-    return this.#run(deadline, `list ${request.prefix}`, true, async (abortSignal) => {
+    return this.#requests.run(deadline, `list ${request.prefix}`, true, async (abortSignal) => {
       const response = await this.#client.send(
         new ListObjectsV2Command({
           Bucket: this.#bucket,
@@ -162,16 +167,16 @@ export class S3Bucket implements store.ObjectBucket {
    * carry no `match` (its listings and heads leave it out), so none is ever asked for.
    */
   async delete(deadline: Deadline, target: store.DeleteTarget): Promise<boolean> {
-    await this.#run(deadline, `delete ${target.key}`, false, async () => {
+    await this.#requests.run(deadline, `delete ${target.key}`, false, async () => {
       await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: target.key }));
     });
     return true;
   }
 
   async removeQuietly(key: string): Promise<void> {
-    await this.#limit(() =>
+    await this.#requests.quietly(() =>
       this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key })),
-    ).catch(() => undefined);
+    );
   }
 
   /** One Range GET, streamed; not counted against maxConcurrency. */
@@ -195,11 +200,15 @@ export class S3Bucket implements store.ObjectBucket {
     let aborted = 0;
     let after: { KeyMarker: string; UploadIdMarker: string } | undefined;
     do {
-      const response = await this.#run(deadline, `list uploads under ${prefix}`, true, (signal) =>
-        this.#client.send(
-          new ListMultipartUploadsCommand({ Bucket: this.#bucket, Prefix: prefix, ...after }),
-          withSignal(signal),
-        ),
+      const response = await this.#requests.run(
+        deadline,
+        `list uploads under ${prefix}`,
+        true,
+        (signal) =>
+          this.#client.send(
+            new ListMultipartUploadsCommand({ Bucket: this.#bucket, Prefix: prefix, ...after }),
+            withSignal(signal),
+          ),
       );
       const stale = (response.Uploads ?? []).filter(
         (upload) => (upload.Initiated?.getTime() ?? 0) < cutoff,
@@ -220,7 +229,7 @@ export class S3Bucket implements store.ObjectBucket {
   }
 
   startMultipart(deadline: Deadline, key: string): Promise<string> {
-    return this.#run(deadline, `start upload of ${key}`, true, async (abortSignal) => {
+    return this.#requests.run(deadline, `start upload of ${key}`, true, async (abortSignal) => {
       const response = await this.#client.send(
         new CreateMultipartUploadCommand({
           Bucket: this.#bucket,
@@ -266,7 +275,7 @@ export class S3Bucket implements store.ObjectBucket {
     partNumber: number,
     source: { key: string; start: number; end: number },
   ): Promise<string> {
-    return this.#run(deadline, `copy into ${upload.key}`, true, async (abortSignal) => {
+    return this.#requests.run(deadline, `copy into ${upload.key}`, true, async (abortSignal) => {
       const response = await this.#client.send(
         new UploadPartCopyCommand({
           Bucket: this.#bucket,
@@ -307,7 +316,7 @@ export class S3Bucket implements store.ObjectBucket {
 
   /** Best-effort abort of a multipart upload; never throws. */
   async abortQuietly(upload: MultipartUpload): Promise<void> {
-    await this.#limit(() =>
+    await this.#requests.quietly(() =>
       this.#client.send(
         new AbortMultipartUploadCommand({
           Bucket: this.#bucket,
@@ -315,7 +324,7 @@ export class S3Bucket implements store.ObjectBucket {
           UploadId: upload.uploadId,
         }),
       ),
-    ).catch(() => undefined);
+    );
   }
 
   /** A create-only write: 412 is "exists"; 409 (a conflicting conditional write) is retried. */
@@ -325,7 +334,7 @@ export class S3Bucket implements store.ObjectBucket {
     commit: boolean,
     send: (abortSignal: AbortSignal | undefined) => Promise<unknown>,
   ): Promise<store.CreateOutcome> {
-    return this.#run(deadline, operation, !commit, async (abortSignal) => {
+    return this.#requests.run(deadline, operation, !commit, async (abortSignal) => {
       for (let attempt = 1; ; attempt++) {
         try {
           await send(abortSignal);
@@ -338,30 +347,6 @@ export class S3Bucket implements store.ObjectBucket {
       }
     });
   }
-
-  /**
-   * Runs one request under the concurrency bound. `abandon`: the deadline aborts it (the SDK's
-   * abortSignal); otherwise it runs to its end, for writes whose outcome must be known.
-   */
-  #run<T>(
-    deadline: Deadline,
-    operation: string,
-    abandon: boolean,
-    work: (abortSignal: AbortSignal | undefined) => Promise<T>,
-  ): Promise<T> {
-    return this.#limit(async () => {
-      deadline.check();
-      try {
-        return await work(abandon ? deadline.toSignal() : undefined);
-      } catch (error) {
-        throw requestFailure(deadline, error, `S3 ${operation}`);
-      }
-    });
-  }
-}
-
-function withSignal(signal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
-  return signal ? { abortSignal: signal } : {};
 }
 
 function rangeHeader(window: store.ByteWindow): string {

@@ -1,5 +1,6 @@
 import { invalidArgument, validateText } from "@artifact-kit/core";
 import {
+  looksLike,
   OBJECT_STORE_DEFAULTS,
   type ObjectStoreBounds,
   resolveOptions,
@@ -63,7 +64,7 @@ export function resolveS3Config(options: unknown): S3Config {
     ["client", "bucket", "prefix", "multipartCompletion"],
     "s3Options",
   );
-  if (!isS3Client(given.client)) {
+  if (!looksLike<S3Client>(given.client, { send: "function", config: "object" })) {
     throw invalidArgument("client", "must be an S3Client of @aws-sdk/client-s3");
   }
   const config: S3Config = {
@@ -83,16 +84,6 @@ export function resolveS3Config(options: unknown): S3Config {
     throw invalidArgument("maxArtifactBytes", "must leave room in S3's 5 GiB single PutObject");
   }
   return config;
-}
-
-/** Duck-typed, since the peer dependency may be installed more than once. */
-function isS3Client(value: unknown): value is S3Client {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { send?: unknown }).send === "function" &&
-    typeof (value as { config?: unknown }).config === "object"
-  );
 }
 
 function resolveCompletion(value: unknown): MultipartCompletion {

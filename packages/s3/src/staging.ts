@@ -2,6 +2,7 @@ import { type Deadline, unavailable } from "@artifact-kit/core";
 import {
   type CreateOutcome,
   concatBytes,
+  PartBuffer,
   type StagedTarget,
   type StagingUpload,
 } from "@artifact-kit/object-store";
@@ -20,11 +21,8 @@ export class S3Staging implements StagingUpload {
   readonly #bucket: S3Bucket;
   readonly #deadline: Deadline;
   readonly #stagingKey: string;
-  readonly #partBytes: number;
   readonly #createOnlyCompletion: boolean;
-  /** Allocated at the first write, so an open upload that writes nothing holds nothing. */
-  #part = new Uint8Array(0);
-  #filled = 0;
+  readonly #part: PartBuffer;
   #staging: MultipartUpload | undefined;
   readonly #etags: string[] = [];
   #stagedBytes = 0;
@@ -40,32 +38,25 @@ export class S3Staging implements StagingUpload {
     this.#bucket = bucket;
     this.#deadline = deadline;
     this.#stagingKey = stagingKey;
-    this.#partBytes = partBytes;
     this.#createOnlyCompletion = createOnlyCompletion;
+    this.#part = new PartBuffer(partBytes, (part, at) => this.#uploadPart(part, at));
   }
 
   /** Copies the lent chunk into the part buffer, uploading each part as it fills. */
-  async write(chunk: Uint8Array): Promise<void> {
-    if (this.#part.byteLength === 0) this.#part = new Uint8Array(this.#partBytes);
-    let at = 0;
-    while (at < chunk.byteLength) {
-      const take = Math.min(this.#part.byteLength - this.#filled, chunk.byteLength - at);
-      this.#part.set(chunk.subarray(at, at + take), this.#filled);
-      this.#filled += take;
-      at += take;
-      if (this.#filled === this.#part.byteLength) await this.#flushPart(this.#deadline);
-    }
+  write(chunk: Uint8Array): Promise<void> {
+    return this.#part.write(chunk, this.#deadline);
   }
 
   /** Uploads the last part and completes the staging object (unless it all fit one part). */
   async seal(deadline: Deadline): Promise<void> {
     if (!this.#staging) return;
-    if (this.#filled > 0) await this.#flushPart(deadline);
+    await this.#part.flushPending(deadline);
     await this.#bucket.completeMultipart(deadline, this.#staging, this.#etags, {
       createOnly: false,
       commit: false,
     });
     this.#stagingCompleted = true;
+    this.#part.release();
   }
 
   /** One PutObject when the data fit one part, else a server-side copy with the trailer. */
@@ -75,7 +66,7 @@ export class S3Staging implements StagingUpload {
     }
     const tail = target.tail ?? new Uint8Array(0);
     if (!this.#staging) {
-      const body = concatBytes(this.#part.subarray(0, this.#filled), tail);
+      const body = concatBytes(this.#part.pending, tail);
       const metadata = target.metadata ? { metadata: target.metadata } : {};
       return this.#bucket.createOnly(
         deadline,
@@ -90,25 +81,24 @@ export class S3Staging implements StagingUpload {
 
   /** Removes what was staged; never throws. */
   async discard(): Promise<void> {
+    this.#part.release();
     if (this.#staging && !this.#stagingCompleted) await this.#bucket.abortQuietly(this.#staging);
     if (this.#stagingCompleted) await this.#bucket.removeQuietly(this.#stagingKey);
   }
 
-  async #flushPart(deadline: Deadline): Promise<void> {
+  async #uploadPart(part: Uint8Array, deadline: Deadline): Promise<void> {
     this.#staging ??= {
       key: this.#stagingKey,
       uploadId: await this.#bucket.startMultipart(deadline, this.#stagingKey),
     };
-    const body = this.#part.subarray(0, this.#filled);
     const etag = await this.#bucket.uploadPart(
       deadline,
       this.#staging,
       this.#etags.length + 1,
-      body,
+      part,
     );
     this.#etags.push(etag);
-    this.#stagedBytes += this.#filled;
-    this.#filled = 0;
+    this.#stagedBytes += part.byteLength;
   }
 
   async #publishCopy(deadline: Deadline, key: string, tail: Uint8Array): Promise<CreateOutcome> {

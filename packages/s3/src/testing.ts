@@ -1,12 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { ArtifactMeta } from "@artifact-kit/core";
 import { nameKey } from "@artifact-kit/core/adapter";
-import {
-  type ArtifactServiceConformanceOptions,
-  repairFromAnotherInstance,
-  type ServiceSubject,
-} from "@artifact-kit/core/conformance";
+import type { ArtifactServiceConformanceOptions } from "@artifact-kit/core/conformance";
 import { ObjectLayout } from "@artifact-kit/object-store";
+import { prefixSubjects } from "@artifact-kit/object-store/testing";
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { S3ArtifactServiceBounds } from "./config.js";
 import { S3_DIALECT, S3ArtifactService } from "./service.js";
@@ -48,19 +44,11 @@ export function s3Subjects(
   newClient: () => S3Client,
   bucket: () => string,
 ): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded"> {
-  const subject = (bounds: S3ArtifactServiceBounds) => async (): Promise<ServiceSubject> => {
-    const prefix = randomUUID();
-    const open = () =>
-      new S3ArtifactService({ client: newClient(), bucket: bucket(), prefix, ...bounds });
-    return {
-      service: open(),
-      reopen: async () => open(),
-      openAnother: async () => open(),
-      openNeighbour: async () =>
-        new S3ArtifactService({ client: newClient(), bucket: bucket(), prefix: `${prefix}/c` }),
-      maintain: repairFromAnotherInstance(open),
-      corrupt: (meta, offset) => corruptObject(newClient(), bucket(), prefix, meta, offset),
-    };
-  };
-  return { create: subject({}), createBounded: subject({ ...SMALL_S3_BOUNDS }) };
+  return prefixSubjects<S3ArtifactServiceBounds>({
+    open: (prefix, bounds) =>
+      new S3ArtifactService({ client: newClient(), bucket: bucket(), prefix, ...bounds }),
+    corrupt: (prefix, meta, offset) => corruptObject(newClient(), bucket(), prefix, meta, offset),
+    bounds: {},
+    smallBounds: { ...SMALL_S3_BOUNDS },
+  });
 }
