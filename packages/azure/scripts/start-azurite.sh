@@ -20,6 +20,9 @@ readonly VERSION="3.37.0"
 readonly CACHE="${AZURITE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/artifact-kit}"
 readonly PREFIX="$CACHE/azurite-$VERSION"
 readonly BIN="$PREFIX/node_modules/.bin/azurite-blob"
+# The blob service with its extent garbage collector off (why: in the launcher).
+LAUNCHER="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/azurite-blob.cjs"
+readonly LAUNCHER
 readonly SERVER_NAME="azurite $VERSION"
 readonly STATE="${AZURITE_STATE_DIR:-$CACHE/azurite/run}/azurite.env"
 readonly ENDPOINT_VAR=AZURITE_BLOB_ENDPOINT PID_VAR=AZURITE_PID WAIT_TENTHS=600
@@ -55,7 +58,7 @@ launch() {
   cd "$workspace"
   # --skipApiVersionCheck: a newer @azure/storage-blob than the pinned emulator may ask for a
   # newer service version; the requests the adapter makes are the same.
-  exec nohup "$BIN" --blobHost 127.0.0.1 --blobPort "$1" --inMemoryPersistence \
+  exec nohup node "$LAUNCHER" "$PREFIX/node_modules/azurite" --blobHost 127.0.0.1 --blobPort "$1" --inMemoryPersistence \
     --skipApiVersionCheck --disableTelemetry --silent
 }
 
