@@ -27,13 +27,13 @@ export async function buildObjectStoreMutant(
     "index.ts",
     "conformance/mutants/object-store/patches.ts",
   );
-  for (const file of ["memory-bucket.ts", "subjects.ts"]) {
+  for (const file of ["memory-bucket.ts", "faulty-bucket.ts", "subjects.ts"]) {
     const text = await readFile(join(support, file), "utf8");
     const local = text.split("../../src/index.js").join("./index.js");
     await writeFile(join(builds, spec.slug, file), local);
   }
   const module = (await import(join(builds, spec.slug, "subjects.ts"))) as {
-    memorySubjects: (which: "trailer" | "header") => Subjects;
+    memorySubjects: (which: "trailer" | "header", options: { faults: boolean }) => Subjects;
   };
-  return module.memorySubjects(dialect);
+  return module.memorySubjects(dialect, { faults: true });
 }

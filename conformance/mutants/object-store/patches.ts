@@ -119,6 +119,23 @@ export const OBJECT_STORE_MUTANTS: readonly ObjectStoreMutantSpec[] = [
       },
     ],
   },
+  {
+    slug: "scope-known-before-written",
+    group: "scope faults",
+    bug: "a scope's marker is remembered as written before its write lands: a put that fails there leaves the scope unlisted for good",
+    dialect: "trailer",
+    patches: [
+      {
+        file: "scopes.ts",
+        find: `    await this.#bucket.createOnly(deadline, object, { commit: false });
+    this.#known.set(key, scope);
+  }`,
+        replace: `    this.#known.set(key, scope);
+    await this.#bucket.createOnly(deadline, object, { commit: false });
+  }`,
+      },
+    ],
+  },
 ];
 
 /**
@@ -141,23 +158,6 @@ export const SURVIVING_OBJECT_STORE_MUTANTS: readonly ObjectStoreMutantSpec[] = 
     }
     return meta;`,
         replace: "    return meta;",
-      },
-    ],
-  },
-  {
-    slug: "scope-known-before-written",
-    group: "scope listing",
-    bug: "a scope's marker is remembered as written before its write lands: a put that fails there leaves the scope unlisted for good",
-    dialect: "trailer",
-    patches: [
-      {
-        file: "scopes.ts",
-        find: `    await this.#bucket.createOnly(deadline, object, { commit: false });
-    this.#known.set(key, scope);
-  }`,
-        replace: `    this.#known.set(key, scope);
-    await this.#bucket.createOnly(deadline, object, { commit: false });
-  }`,
       },
     ],
   },

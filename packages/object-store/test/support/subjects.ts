@@ -10,6 +10,7 @@ import {
   type ObjectStoreDialect,
   objectStoreCapabilities,
 } from "../../src/index.js";
+import { BucketFaults } from "./faulty-bucket.js";
 import { MemoryBucket } from "./memory-bucket.js";
 
 /** The two formats the adapters write, with the bucket each one is paired with. */
@@ -74,19 +75,29 @@ function corrupt(
   bucket.objects.set(key, { ...stored, body });
 }
 
+/**
+ * The kit's subjects over a fresh memory bucket each. With `faults`, they carry the bucket's
+ * fault injection (for the patched copies' fault families): a lost reply here is never
+ * retried, which s3 and azure, whose dialect is "trailer", always do once (see the README).
+ */
 export function memorySubjects(
   which: keyof typeof DIALECTS,
+  { faults: withFaults = false }: { faults?: boolean } = {},
 ): Pick<ArtifactServiceConformanceOptions, "create" | "createBounded"> {
   const { dialect, newBucket } = DIALECTS[which];
   const subject = (bounds: Partial<typeof BOUNDS>) => async (): Promise<ServiceSubject> => {
     const bucket = newBucket();
-    const open = () => openService(bucket, dialect, bounds);
+    // The kit's fault laws arm faults at the requests of every handle on the bucket.
+    const faults = new BucketFaults();
+    const faulty = faults.wrap(bucket);
+    const open = () => openService(faulty, dialect, bounds);
     return {
+      ...(withFaults ? { faults } : {}),
       service: open(),
       reopen: async () => open(),
       openAnother: async () => open(),
       // Nested in this store's scope-marker folder: the hardest neighbour to keep apart.
-      openNeighbour: async () => openService(bucket, dialect, bounds, "p/c/"),
+      openNeighbour: async () => openService(faulty, dialect, bounds, "p/c/"),
       corrupt: async (meta, offset) => corrupt(bucket, dialect, meta, offset),
     };
   };
