@@ -15,6 +15,7 @@ import type {
 import {
   BucketRequests,
   guardedStream,
+  joinBytes,
   objectSizeOf,
   withSignal,
 } from "@artifact-kit/object-store";
@@ -288,11 +289,5 @@ function pageWithin(
 async function collect(body: NodeJS.ReadableStream | undefined): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   if (body) for await (const chunk of body as AsyncIterable<Uint8Array>) chunks.push(chunk);
-  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
+  return joinBytes(chunks);
 }

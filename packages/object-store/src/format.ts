@@ -54,6 +54,11 @@ export function verifiedArtifact(manifest: StoredManifest, data: Uint8Array): St
 
 /** The bytes of `parts`, one after the other, in a new array. */
 export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  return joinBytes(parts);
+}
+
+/** `concatBytes` over a list: a body's many chunks, which would not fit a call's arguments. */
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
   const joined = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));
   let at = 0;
   for (const part of parts) {

@@ -25,7 +25,7 @@ export {
   resolvePrefix,
 } from "./config.js";
 export type { ObjectStoreDialect } from "./dialect.js";
-export { concatBytes } from "./format.js";
+export { concatBytes, joinBytes } from "./format.js";
 export { ObjectLayout } from "./layout.js";
 export type { ObjectStoreOptions } from "./options.js";
 export { type FlushPart, PartBuffer } from "./part-buffer.js";
