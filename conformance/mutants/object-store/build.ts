@@ -5,8 +5,10 @@ import type { ArtifactServiceConformanceOptions } from "@artifact-kit/core/confo
 import { importPatchedCopy, type PatchedMutantSpec } from "../patched/build.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const support = join(here, "../../../packages/object-store/test/support");
-const builds = join(here, "../patched/.build/object-store");
+const packageDir = join(here, "../../../packages/object-store");
+const support = join(packageDir, "test/support");
+// Inside the package (its git-ignored .mutants/), where its own dependencies (p-limit) resolve.
+const builds = join(packageDir, ".mutants");
 
 type Subjects = Pick<ArtifactServiceConformanceOptions, "create" | "createBounded">;
 
@@ -26,6 +28,7 @@ export async function buildObjectStoreMutant(
     spec,
     "index.ts",
     "conformance/mutants/object-store/patches.ts",
+    true,
   );
   for (const file of ["memory-bucket.ts", "faulty-bucket.ts", "subjects.ts"]) {
     const text = await readFile(join(support, file), "utf8");
