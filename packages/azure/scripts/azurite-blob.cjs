@@ -6,7 +6,7 @@
 // Azurite keeps each write's bytes as an in-memory extent of its own, and its sweep (every
 // 10 minutes) re-sorts the whole extent index for each extent it frees: after the thousands
 // of writes of a test run, one sweep held the server's only thread for over five minutes
-// while requests waited (a law that takes 2 s took 559 s). A test server lives for one run:
+// while requests waited (seen with the inspector). A test server lives for one run:
 // what the sweep would give back is the bytes of deleted blobs, a small share of the memory.
 "use strict";
 const { join } = require("node:path");
