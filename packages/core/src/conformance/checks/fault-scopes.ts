@@ -3,6 +3,7 @@ import type { ArtifactService, Scope } from "../../types.js";
 import { check, type LawContext } from "../check.js";
 import { expectEqual, fail } from "../expect.js";
 import { FAULT_KINDS, type FaultInjection, type FaultKind } from "../faults/injection.js";
+import { isFaultFailure } from "../faults/steps.js";
 import { listedAmong, readAllScopeIds } from "../observe-scopes.js";
 import { freshApp } from "./scope-listing.js";
 
@@ -17,9 +18,6 @@ const ONE_BYTE = new Uint8Array([1]);
 
 /** A put's or delete's requests are few; a walk longer than this never ends. */
 const MAX_REQUESTS = 64;
-
-const isFaultFailure = (error: unknown) =>
-  isArtifactError(error, "unavailable") || isArtifactError(error, "timeout");
 
 /** Runs `operation` with `kind` armed after `skip` requests; true when a request took it. */
 async function withFault(
