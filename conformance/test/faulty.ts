@@ -31,15 +31,18 @@ export class ProxyFaults implements FaultInjection {
     private readonly refusal: Fault,
   ) {}
 
-  armNext(kind: FaultKind, skip = 0): void {
+  armNext(kind: FaultKind, skip = 0, times = 1): void {
     this.proxy.clearFaults();
     this.#took = false;
     let passing = skip;
+    let striking = times;
     const takes = () => {
       if (passing > 0) {
         passing -= 1;
         return false;
       }
+      if (striking <= 0) return false;
+      striking -= 1;
       this.#took = true;
       this.fired += 1;
       return true;
