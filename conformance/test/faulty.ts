@@ -35,19 +35,17 @@ export class ProxyFaults implements FaultInjection {
     this.proxy.clearFaults();
     this.#took = false;
     let passing = skip;
-    let striking = times;
+    // Asked only while the rule has strikes left (the proxy counts `times` down).
     const takes = () => {
       if (passing > 0) {
         passing -= 1;
         return false;
       }
-      if (striking <= 0) return false;
-      striking -= 1;
       this.#took = true;
       this.fired += 1;
       return true;
     };
-    this.proxy.inject(takes, kind === "lost-reply" ? "drop-response" : this.refusal);
+    this.proxy.inject(takes, kind === "lost-reply" ? "drop-response" : this.refusal, times);
   }
 
   disarm(): boolean {
