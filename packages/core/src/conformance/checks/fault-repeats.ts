@@ -10,9 +10,10 @@ import { freshApp } from "./scope-listing.js";
 
 // Faults that repeat: a client that retries a failed request once (the s3 and azure SDKs)
 // hides a single fault, and a network that stays down for two or three requests shows what
-// it hides. A fixed walk arms the same fault at two, then three, consecutive requests of a
-// delete (of one version, of "latest", of "all"; names of one and of three versions) and of a
-// keyed put, starting at each of the call's requests in turn. After the failed call, every
+// it hides. A fixed walk arms the same fault at two consecutive requests (three too, for a
+// delete("all") of several versions) of a delete (of one version, of "latest", of "all";
+// names of one and of two versions) and of a keyed put, starting at each of the call's
+// requests in turn. After the failed call, every
 // read agrees on which versions are live (see agreedVersions), and what it shows is a state
 // the call may have left: the old one, the call's effect, or (for "all") part of it. Then the
 // same call, retried with no fault, finishes the job from what the reads show: a delete of a
@@ -21,9 +22,8 @@ import { freshApp } from "./scope-listing.js";
 
 /** A call's requests are few; a walk longer than this never ends. */
 const MAX_REQUESTS = 64;
-const TIMES = [2, 3] as const;
 const NAME = "n";
-/** The keyed put's payload tag (the setup's versions are tagged 1, 2, 3). */
+/** The keyed put's payload tag (the setup's versions are tagged 1, 2). */
 const PUT_TAG = 9;
 
 type RepeatCall = { readonly delete: DeleteSelector } | { readonly put: "keyed" };
@@ -32,15 +32,21 @@ interface RepeatCase {
   readonly call: RepeatCall;
   /** How many versions the name holds before the call (tagged 1, 2, ...). */
   readonly versions: number;
+  /** How many consecutive requests the fault strikes, walk after walk. */
+  readonly times: readonly number[];
 }
 
+// Two faults in a row beat a client that retries once (the s3 and azure SDKs as the matrix
+// runs them); a third reaches further only where a call sends requests side by side (a
+// delete("all") of several versions) or its client retries twice, so only there is it walked:
+// each walk costs s3 and azure tens of seconds.
 const CASES: readonly RepeatCase[] = [
-  { call: { delete: 1 }, versions: 1 },
-  { call: { delete: 2 }, versions: 3 },
-  { call: { delete: "latest" }, versions: 3 },
-  { call: { delete: "all" }, versions: 1 },
-  { call: { delete: "all" }, versions: 3 },
-  { call: { put: "keyed" }, versions: 1 },
+  { call: { delete: 1 }, versions: 1, times: [2] },
+  { call: { delete: 1 }, versions: 2, times: [2] },
+  { call: { delete: "latest" }, versions: 2, times: [2] },
+  { call: { delete: "all" }, versions: 1, times: [2] },
+  { call: { delete: "all" }, versions: 2, times: [2, 3] },
+  { call: { put: "keyed" }, versions: 1, times: [2] },
 ];
 
 const describeCall = (call: RepeatCall) =>
@@ -120,7 +126,7 @@ async function repeatAt(
   const tagAt = (version: number) =>
     tags.get(version) ?? ("put" in call && version > top ? PUT_TAG : undefined);
   const step = `after ${what} (${first === "failed" ? "failed" : "succeeded"})`;
-  const seen = await agreedVersions(service, scope, NAME, tagAt, before, step);
+  const seen = await agreedVersions(service, scope, NAME, { tagAt, gone: before, step });
   expectPossible(call, before, seen, step);
   if (typeof first === "number") expectEqual(seen, [...before, first], `${step}: versions`);
   if (first === "done" && "delete" in call) {
@@ -151,7 +157,13 @@ async function repeatAt(
     );
     expected = seen.filter((version) => !named.includes(version));
   }
-  const after = await agreedVersions(service, scope, NAME, tagAt, before, retried);
+  // The versions the retry left alone were read one by one after the failure: listed is enough.
+  const after = await agreedVersions(service, scope, NAME, {
+    tagAt,
+    gone: before,
+    step: retried,
+    eachLive: false,
+  });
   expectEqual(after, expected, `${retried}: versions`);
   return true;
 }
@@ -162,7 +174,7 @@ async function repeatedFaultsLeaveReadsAgreeing({ fresh }: LawContext) {
     const faults = holder.subject.faults as FaultInjection;
     for (const repeat of CASES) {
       for (const kind of FAULT_KINDS) {
-        for (const times of TIMES) {
+        for (const times of repeat.times) {
           let skip = 0;
           while (await repeatAt(holder.service, faults, repeat, { kind, times, skip })) {
             skip += 1;
@@ -179,7 +191,7 @@ export const faultRepeatLaws = [
   // the matrix's `only: "faults: "`, which runs it over every fault subject.
   check(
     "repeated faults",
-    "after the same fault at two or three consecutive requests of a delete (one version, latest, all) or a keyed put, every read agrees on what is live, and the same call retried finishes the job: a delete of a listed version succeeds, a keyed put answers its one version",
+    "after the same fault at two consecutive requests of a delete (one version, latest, all; three for all of several versions) or a keyed put, every read agrees on what is live, and the same call retried finishes the job: a delete of a listed version succeeds, a keyed put answers its one version",
     repeatedFaultsLeaveReadsAgreeing,
     { needs: ["faults"] },
   ),
