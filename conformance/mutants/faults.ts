@@ -5,9 +5,13 @@ import {
   type PutOptions,
   type RequestOptions,
   type Scope,
-  unavailable,
 } from "@artifact-kit/core";
-import type { FaultInjection, FaultKind, ServiceSubject } from "@artifact-kit/core/conformance";
+import {
+  FaultArming,
+  type FaultInjection,
+  type FaultKind,
+  type ServiceSubject,
+} from "@artifact-kit/core/conformance";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { ForwardingService } from "./forwarding.js";
 
@@ -18,40 +22,22 @@ import { ForwardingService } from "./forwarding.js";
 
 /** The memory store behind a fault injector: the next call fails as the armed fault says. */
 export class FaultyMemoryBackend extends ForwardingService implements FaultInjection {
-  #armed: { kind: FaultKind; skip: number } | undefined;
-  #fired = false;
-  /** Faults that a call took, over the backend's life. */
-  fired = 0;
+  readonly #arming = new FaultArming();
 
-  armNext(kind: FaultKind, skip = 0): void {
-    this.#armed = { kind, skip };
-    this.#fired = false;
+  /** Faults that a call took, over the backend's life. */
+  get fired(): number {
+    return this.#arming.taken;
+  }
+
+  armNext(kind: FaultKind, skip = 0, times = 1): void {
+    this.#arming.arm(kind, skip, times);
   }
   disarm(): boolean {
-    this.#armed = undefined;
-    return this.#fired;
+    return this.#arming.disarm();
   }
 
-  /** The fault this request takes, if it is the armed one's. */
-  #take(): FaultKind | undefined {
-    const armed = this.#armed;
-    if (armed === undefined) return undefined;
-    if (armed.skip > 0) {
-      this.#armed = { ...armed, skip: armed.skip - 1 };
-      return undefined;
-    }
-    this.#armed = undefined;
-    this.#fired = true;
-    this.fired += 1;
-    return armed.kind;
-  }
-
-  async #request<T>(call: () => Promise<T>): Promise<T> {
-    const fault = this.#take();
-    if (fault === "cut-before") throw unavailable("injected: the request never arrived");
-    const reply = await call();
-    if (fault === "lost-reply") throw unavailable("injected: the reply was lost");
-    return reply;
+  #request<T>(call: () => Promise<T>): Promise<T> {
+    return this.#arming.send(call);
   }
 
   override put(...args: Parameters<ArtifactService["put"]>) {

@@ -19,22 +19,30 @@ import { afterAll, beforeAll, inject } from "vitest";
 class TcpProxyFaults implements FaultInjection {
   /** Faults that a write took, over the run. */
   fired = 0;
-  #armed: ArmedFault | undefined;
+  #armed: ArmedFault[] = [];
 
   constructor(private readonly proxy: TcpFaultProxy) {}
 
-  armNext(kind: FaultKind, skip = 0): void {
-    this.#armed?.disarm();
-    this.#armed = this.proxy.armAtClientWrite(skip, kind === "lost-reply" ? "drop-reply" : "cut");
+  /**
+   * `times` faults, one a write from write `skip` on. Each proxy fault strikes once and counts
+   * the writes that passed it: a dropped reply's write passes (so the next fault waits one more
+   * write), a cut one does not (so the next fault waits for the same write, and takes the next).
+   */
+  armNext(kind: FaultKind, skip = 0, times = 1): void {
+    this.disarm();
+    const fault = kind === "lost-reply" ? "drop-reply" : "cut";
+    for (let i = 0; i < times; i++) {
+      this.#armed.push(this.proxy.armAtClientWrite(fault === "cut" ? skip : skip + i, fault));
+    }
   }
 
   disarm(): boolean {
     const armed = this.#armed;
-    this.#armed = undefined;
-    if (armed === undefined) return false;
-    armed.disarm();
-    if (armed.struck) this.fired += 1;
-    return armed.struck;
+    this.#armed = [];
+    for (const each of armed) each.disarm();
+    const struck = armed.filter((each) => each.struck).length;
+    this.fired += struck;
+    return struck > 0;
   }
 }
 

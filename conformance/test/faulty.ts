@@ -31,10 +31,11 @@ export class ProxyFaults implements FaultInjection {
     private readonly refusal: Fault,
   ) {}
 
-  armNext(kind: FaultKind, skip = 0): void {
+  armNext(kind: FaultKind, skip = 0, times = 1): void {
     this.proxy.clearFaults();
     this.#took = false;
     let passing = skip;
+    // Asked only while the rule has strikes left (the proxy counts `times` down).
     const takes = () => {
       if (passing > 0) {
         passing -= 1;
@@ -44,7 +45,7 @@ export class ProxyFaults implements FaultInjection {
       this.fired += 1;
       return true;
     };
-    this.proxy.inject(takes, kind === "lost-reply" ? "drop-response" : this.refusal);
+    this.proxy.inject(takes, kind === "lost-reply" ? "drop-response" : this.refusal, times);
   }
 
   disarm(): boolean {

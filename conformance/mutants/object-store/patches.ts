@@ -136,6 +136,24 @@ export const OBJECT_STORE_MUTANTS: readonly ObjectStoreMutantSpec[] = [
       },
     ],
   },
+  {
+    slug: "marker-decides-deletion",
+    group: "repeated faults",
+    bug: "the deletion marker, written before the object's delete, decides who deleted (as before seals): a delete that failed after it leaves the version listed, and the next delete of it answers not_found",
+    dialect: "trailer",
+    patches: [
+      {
+        file: "tombstones.ts",
+        find: `    await createOwned(this.#bucket, deadline, marker, requestId, true);
+    await this.#bucket.delete(deadline, { key: object.key });
+    const seal = this.#layout.deletionSeal(scope, key, version);
+    return (await createOwned(this.#bucket, deadline, seal, requestId, true)) === "created";`,
+        replace: `    const outcome = await createOwned(this.#bucket, deadline, marker, requestId, true);
+    await this.#bucket.delete(deadline, { key: object.key });
+    return outcome === "created";`,
+      },
+    ],
+  },
 ];
 
 /**

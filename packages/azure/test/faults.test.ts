@@ -23,9 +23,10 @@ describeFaults({
     allocation: (r) => r.method === "PUT" && r.url.includes("/a/"),
     publish: (r) => r.method === "PUT" && r.url.includes("/n/") && !r.url.includes("comp="),
     listing: (r) => r.method === "GET" && r.url.includes("comp=list"),
-    deletion: (r) => r.method === "PUT" && r.url.includes("/d/"),
+    // The seal decides (the marker before it is written by every delete).
+    deletion: (r) => r.method === "PUT" && r.url.includes("/e/"),
   },
-  // The marker records its delete's request id: a retried marker knows itself.
+  // The seal records its delete's request id: a retried seal knows itself.
   lostDeletionReply: "deleted",
   // Past two blocks, so the version is completed by a Put Block List.
   streamedUpload: {

@@ -24,9 +24,12 @@ export interface ObjectStoreDialect {
   readonly bindings: "name-and-key" | "per-name";
   /**
    * How a deletion is decided and remembered:
-   * - "markers": each delete first creates the version's permanent deletion marker
-   *   `s/<scope>/d/<name key>/<version>` create-only (holding its request id), and the one
-   *   that creates it is the one that deleted (S3, whose DeleteObject cannot say).
+   * - "markers": each delete first writes the version's permanent deletion marker
+   *   `s/<scope>/d/<name key>/<version>` create-only (what a keyed put's retry reads), deletes
+   *   the object, then creates its seal `s/<scope>/e/<name key>/<version>` create-only
+   *   (holding its request id): the one that creates the seal is the one that deleted (S3,
+   *   whose DeleteObject cannot say). A delete that failed between them leaves the version
+   *   as the reads show it, and the next delete of a listed version finishes it.
    * - "allocation-flags": a keyed version's allocation object is flagged deleted (needs
    *   `addMetadata`), then the object is deleted conditionally on its incarnation, and the
    *   delete that removes it is the one that deleted (GCS; needs `tellsDeletes`).

@@ -21,6 +21,7 @@ function parsePadded(text: string): number | undefined {
  *   <prefix>s/<sha256 of scope>/n/<name key>/<version, zero-padded>  published artifacts
  *   <prefix>s/<sha256 of scope>/a/<name key>/<MAX_SAFE - version>    allocations, permanent
  *   <prefix>s/<sha256 of scope>/d/<name key>/<version, zero-padded>  deletion markers ("markers")
+ *   <prefix>s/<sha256 of scope>/e/<name key>/<version, zero-padded>  deletion seals ("markers")
  *   <prefix>s/<sha256 of scope>/k/<sha256 of name NUL key>           bindings ("name-and-key")
  *   <prefix>s/<sha256 of scope>/k/<name key>/<sha256 of key>         bindings ("per-name")
  *   <prefix>c/<sha256 of scope>                                      scope markers, permanent
@@ -79,6 +80,11 @@ export class ObjectLayout {
 
   deletionMarkersPrefix(scope: Scope, key: string): string {
     return `${this.#scopeRoot(scope)}d/${key}/`;
+  }
+
+  /** Which delete deleted a version, written after its object's delete (the "markers" dialect). */
+  deletionSeal(scope: Scope, key: string, version: number): string {
+    return `${this.#scopeRoot(scope)}e/${key}/${pad(version)}`;
   }
 
   /** The binding of one caller idempotency key under one name; NUL occurs in neither. */

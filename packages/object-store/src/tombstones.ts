@@ -39,10 +39,15 @@ export function tombstonesOf(
 }
 
 /**
- * Each delete first creates the version's deletion marker, create-only and holding a request
- * id of its own: of concurrent deletes of one version exactly one succeeds (its own write
- * retried after a lost reply still counts as its own). A marker left by a delete that died
- * before its delete request is finished here, but still counts as theirs.
+ * Each delete first writes the version's deletion marker (create-only: the first one stays),
+ * from which on a keyed put's retry finds the version deleted once its object is gone; then
+ * deletes the object; then creates the version's seal, create-only and holding a request id of
+ * its own: the delete that creates it is the one that deleted (S3 cannot say whose delete
+ * removed the object), so of concurrent deletes of one version exactly one succeeds (its own
+ * write retried after a lost reply still counts as its own). The seal, not the marker, decides:
+ * a delete that failed after its marker leaves the version live to every read, and the next
+ * delete of it finishes the job and succeeds, as the reads said it would. Markers of buckets
+ * written before seals existed only lose their say over who deleted.
  */
 class DeletionMarkers implements Tombstones {
   readonly #bucket: ObjectBucket;
@@ -54,15 +59,15 @@ class DeletionMarkers implements Tombstones {
   }
 
   async remove(scope: Scope, key: string, object: ObjectInfo, deadline: Deadline) {
-    const marker = this.#layout.deletionMarker(
-      scope,
-      key,
-      versionOf(this.#layout, scope, key, object),
-    );
+    const version = versionOf(this.#layout, scope, key, object);
+    const requestId = randomUUID();
     deadline.check();
-    const outcome = await createOwned(this.#bucket, deadline, marker, randomUUID(), true);
+    // "exists" is as good as "created": another delete's marker, whose delete may have died.
+    const marker = this.#layout.deletionMarker(scope, key, version);
+    await createOwned(this.#bucket, deadline, marker, requestId, true);
     await this.#bucket.delete(deadline, { key: object.key });
-    return outcome === "created";
+    const seal = this.#layout.deletionSeal(scope, key, version);
+    return (await createOwned(this.#bucket, deadline, seal, requestId, true)) === "created";
   }
 
   async wasDeleted(scope: Scope, key: string, version: number, deadline: Deadline) {

@@ -1,4 +1,4 @@
-import type { Scope } from "@artifact-kit/core";
+import { Deadline, type Scope } from "@artifact-kit/core";
 import { nameKey } from "@artifact-kit/core/adapter";
 import { describe, expect, it } from "vitest";
 import { ObjectLayout } from "../src/index.js";
@@ -63,14 +63,29 @@ describe("deletion markers (trailer format)", () => {
   const { dialect, newBucket } = DIALECTS.trailer;
   const layout = new ObjectLayout("p/", dialect.bindings);
 
-  it("a marker answered 'exists' after it landed deletes one version, not two", async () => {
+  // The marker, then the seal that decides: each answered "exists" to its own landed write.
+  it.each([
+    ["marker", (version: number) => layout.deletionMarker(scope, key, version)],
+    ["seal", (version: number) => layout.deletionSeal(scope, key, version)],
+  ])("a %s answered 'exists' after it landed deletes one version, not two", async (_, at) => {
     const bucket = newBucket();
     const service = openService(bucket, dialect);
     for (const text of ["1", "2", "3"]) await service.put(scope, "n", bytes(text));
-    bucket.landThenRefuse.add(layout.deletionMarker(scope, key, 3));
+    bucket.landThenRefuse.add(at(3));
     await service.delete(scope, "n", "latest");
     expect((await service.listVersions(scope, "n")).items.map((meta) => meta.version)).toEqual([
       1, 2,
     ]);
+  });
+
+  it("another delete's marker, its object left by a failed delete, is deleted and answered", async () => {
+    const bucket = newBucket();
+    const service = openService(bucket, dialect);
+    for (const text of ["1", "2"]) await service.put(scope, "n", bytes(text));
+    // What a delete leaves that died after its marker: the marker, and the version still there.
+    const marker = { key: layout.deletionMarker(scope, key, 2), body: bytes("another delete") };
+    await bucket.createOnly(Deadline.start({}), marker);
+    await service.delete(scope, "n", "latest");
+    expect((await service.listVersions(scope, "n")).items.map((meta) => meta.version)).toEqual([1]);
   });
 });

@@ -21,9 +21,10 @@ describeFaults({
     allocation: (r) => r.method === "PUT" && r.url.includes("/a/"),
     publish: (r) => r.method === "PUT" && r.url.includes("/n/") && !r.url.includes("uploadId="),
     listing: (r) => r.method === "GET" && r.url.includes("list-type=2"),
-    deletion: (r) => r.method === "PUT" && r.url.includes("/d/"),
+    // The seal decides (the marker before it is written by every delete).
+    deletion: (r) => r.method === "PUT" && r.url.includes("/e/"),
   },
-  // The marker records its delete's request id: a retried marker knows itself.
+  // The seal records its delete's request id: a retried seal knows itself.
   lostDeletionReply: "deleted",
   // Past one part, so the version is completed by a CompleteMultipartUpload.
   streamedUpload: {

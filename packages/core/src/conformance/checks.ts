@@ -5,6 +5,7 @@ import { boundLaws } from "./checks/bounds.js";
 import { corruptionLaws } from "./checks/corruption.js";
 import { cursorLaws } from "./checks/cursors.js";
 import { deadlineLaws } from "./checks/deadlines.js";
+import { faultRepeatLaws } from "./checks/fault-repeats.js";
 import { faultScopeLaws } from "./checks/fault-scopes.js";
 import { faultLaws } from "./checks/faults.js";
 import { handleLaws } from "./checks/handles.js";
@@ -60,6 +61,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...linearizabilityLaws,
   ...faultLaws,
   ...faultScopeLaws,
+  ...faultRepeatLaws,
   ...maintenanceLaws,
   ...scaleLaws,
   ...scopeListingScaleLaws,

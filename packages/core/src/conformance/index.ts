@@ -25,7 +25,12 @@ export { contractOnly } from "./contract-only.js";
 export { flipFileByte } from "./corrupt.js";
 export { describeArtifactService } from "./describe.js";
 export { ConformanceFailure } from "./expect.js";
-export { FAULT_KINDS, type FaultInjection, type FaultKind } from "./faults/injection.js";
+export {
+  FAULT_KINDS,
+  FaultArming,
+  type FaultInjection,
+  type FaultKind,
+} from "./faults/injection.js";
 export { artifactCommands, MAX_COMMANDS, type SequenceHooks } from "./generators.js";
 export { byUtf8Bytes, ModelCoverage, ReferenceModel } from "./model.js";
 export { BOUNDARY_SIZES, bytesArb, seededBytes, sizeArb } from "./payload.js";

@@ -1,5 +1,4 @@
-import { unavailable } from "@artifact-kit/core";
-import type { FaultInjection, FaultKind } from "@artifact-kit/core/conformance";
+import { FaultArming, type FaultInjection, type FaultKind } from "@artifact-kit/core/conformance";
 import type { ObjectBucket } from "../../src/index.js";
 
 // The kit's fault injection over a bucket in memory, so that the fault laws run over the
@@ -11,17 +10,14 @@ import type { ObjectBucket } from "../../src/index.js";
 const REQUESTS = new Set(["createOnly", "get", "head", "list", "delete", "addMetadata"]);
 
 export class BucketFaults implements FaultInjection {
-  #armed: { kind: FaultKind; skip: number } | undefined;
-  #took = false;
+  readonly #arming = new FaultArming();
 
-  armNext(kind: FaultKind, skip = 0): void {
-    this.#armed = { kind, skip };
-    this.#took = false;
+  armNext(kind: FaultKind, skip = 0, times = 1): void {
+    this.#arming.arm(kind, skip, times);
   }
 
   disarm(): boolean {
-    this.#armed = undefined;
-    return this.#took;
+    return this.#arming.disarm();
   }
 
   /** `bucket` with the armed fault at its coming requests. */
@@ -32,26 +28,9 @@ export class BucketFaults implements FaultInjection {
         // Methods run on the bucket itself: its private fields are not the proxy's.
         if (typeof value !== "function") return value;
         if (typeof property !== "string" || !REQUESTS.has(property)) return value.bind(target);
-        return async (...args: unknown[]) => {
-          const fault = this.#take();
-          if (fault === "cut-before") throw unavailable("injected: the request never arrived");
-          const reply = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          if (fault === "lost-reply") throw unavailable("injected: the reply was lost");
-          return reply;
-        };
+        const request = value as (...a: unknown[]) => Promise<unknown>;
+        return (...args: unknown[]) => this.#arming.send(() => request.apply(target, args));
       },
     });
-  }
-
-  #take(): FaultKind | undefined {
-    const armed = this.#armed;
-    if (armed === undefined) return undefined;
-    if (armed.skip > 0) {
-      this.#armed = { ...armed, skip: armed.skip - 1 };
-      return undefined;
-    }
-    this.#armed = undefined;
-    this.#took = true;
-    return armed.kind;
   }
 }

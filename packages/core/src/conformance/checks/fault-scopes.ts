@@ -1,8 +1,8 @@
-import { isArtifactError } from "../../errors.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { check, type LawContext } from "../check.js";
 import { expectEqual, fail } from "../expect.js";
 import { FAULT_KINDS, type FaultInjection, type FaultKind } from "../faults/injection.js";
+import { isFaultFailure } from "../faults/steps.js";
 import { listedAmong, readAllScopeIds } from "../observe-scopes.js";
 import { freshApp } from "./scope-listing.js";
 
@@ -17,9 +17,6 @@ const ONE_BYTE = new Uint8Array([1]);
 
 /** A put's or delete's requests are few; a walk longer than this never ends. */
 const MAX_REQUESTS = 64;
-
-const isFaultFailure = (error: unknown) =>
-  isArtifactError(error, "unavailable") || isArtifactError(error, "timeout");
 
 /** Runs `operation` with `kind` armed after `skip` requests; true when a request took it. */
 async function withFault(
@@ -101,11 +98,9 @@ async function faultAt(
     const live = await holdsLive(service, scope);
     await expectListedIff(service, scope, live, step);
     if (live) {
-      // A delete that failed after it committed (a deletion marker written, the object's own
-      // delete cut) may still list its version; this delete finishes it and answers not_found.
-      await service.delete(scope, "n", "all").catch((error: unknown) => {
-        if (!isArtifactError(error, "not_found")) throw error;
-      });
+      // The version is still listed: this delete finds it live, so it deletes it and succeeds
+      // (not_found here was the protocol's trailer dialect before deletion seals).
+      await service.delete(scope, "n", "all");
       await expectListedIff(service, scope, false, `${step}, then a delete("all") that succeeded`);
     }
   }

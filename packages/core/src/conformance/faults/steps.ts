@@ -31,7 +31,7 @@ export const FAULT_KEYS: readonly string[] = Object.freeze(["retry-1", "retry-2"
 export const keyTag = (key: string) => 200 + FAULT_KEYS.indexOf(key);
 
 /** The failures a fault may cause: the operation may or may not have taken effect. */
-const isFaultFailure = (error: unknown) =>
+export const isFaultFailure = (error: unknown) =>
   isArtifactError(error, "unavailable") || isArtifactError(error, "timeout");
 
 export function describeStep({ name, op, fault, skip }: FaultStep): string {
