@@ -22,7 +22,6 @@ export {
 export { allSettledOrFirstFailure } from "../settle.js";
 export * from "../stored-manifest.js";
 export * from "../transfer/blocks.js";
-export { digestDataInTurns } from "../transfer/pooled-blocks.js";
 export * from "../transfer/upload-sink.js";
 export * from "../transfer/verified-source.js";
 export {

@@ -24,8 +24,7 @@ import {
   parseScopeRequest,
 } from "../request.js";
 import type { DataDigest } from "../transfer/blocks.js";
-import { digestData, TRANSFER_BLOCK_BYTES } from "../transfer/blocks.js";
-import { digestDataInTurns } from "../transfer/pooled-blocks.js";
+import { digestData, digestDataInTurns, TRANSFER_BLOCK_BYTES } from "../transfer/blocks.js";
 import type { UploadTarget } from "../transfer/upload-sink.js";
 import { uploadSink } from "../transfer/upload-sink.js";
 import { type VerifiedSourceInput, verifiedSource } from "../transfer/verified-source.js";

@@ -76,6 +76,19 @@ export function digestData(data: Uint8Array): DataDigest {
   return digester.digest();
 }
 
+/**
+ * The digest of data whole in memory, one block per turn of the event loop, so that hashing
+ * a large put does not hold up every other request of the process meanwhile.
+ */
+export async function digestDataInTurns(data: Uint8Array): Promise<DataDigest> {
+  const digester = new BlockDigester();
+  for (let at = 0; at < data.byteLength; at += TRANSFER_BLOCK_BYTES) {
+    digester.update(data.subarray(at, at + TRANSFER_BLOCK_BYTES));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return digester.digest();
+}
+
 export const blockCount = (size: number): number => Math.ceil(size / TRANSFER_BLOCK_BYTES);
 
 /** A stored list of block digests, checked against the size it must describe; else undefined. */

@@ -2,10 +2,9 @@ import type { Deadline } from "../deadline.js";
 import { ArtifactError, artifactTooLarge, asArtifactError, invalidArgument } from "../errors.js";
 import type { ArtifactMeta } from "../types.js";
 import { validateData } from "../validate.js";
-import type { DataDigest } from "./blocks.js";
+import { BlockDigester, type DataDigest } from "./blocks.js";
 import type { UploadSink } from "./contract.js";
 import type { ParsedUpload } from "./parse.js";
-import { PooledBlockDigester } from "./pooled-blocks.js";
 
 /** Where an adapter's upload goes: it stages bytes and publishes them, or throws them away. */
 export interface UploadTarget {
@@ -38,7 +37,7 @@ export function uploadSink(request: ParsedUpload, target: UploadTarget): UploadS
 class BoundUpload implements UploadSink {
   readonly #request: ParsedUpload;
   readonly #target: UploadTarget;
-  readonly #digester = new PooledBlockDigester();
+  readonly #digester = new BlockDigester();
   #state: State = "open";
   #failure: ArtifactError | undefined;
   /** The write or publish in flight, so a discard never races it. */
@@ -73,13 +72,11 @@ class BoundUpload implements UploadSink {
       // The target stages the chunk (on the thread pool, for files) while it is hashed here;
       // neither keeps the caller's buffer once the write resolves.
       const staged = this.#target.write(bytes);
-      let caughtUp: Promise<void> | undefined;
       try {
-        caughtUp = this.#digester.update(bytes);
+        this.#digester.update(bytes);
       } finally {
         await staged;
       }
-      await caughtUp;
     })();
     this.#busy = work;
     try {
@@ -95,7 +92,7 @@ class BoundUpload implements UploadSink {
     this.#enter("finishing");
     const work = (async () => {
       this.#request.deadline.check();
-      return this.#target.publish(await this.#digester.digest(), this.#request.deadline);
+      return this.#target.publish(this.#digester.digest(), this.#request.deadline);
     })();
     this.#busy = work;
     try {
