@@ -126,10 +126,19 @@ describe("console browsing", { timeout: BROWSER_TEST_TIMEOUT_MS }, () => {
       }
       throw new Error(`Tab never reached ${label}`);
     };
+    // Enter chooses the active row of a list that has loaded: on a slow machine the keys can
+    // come before the rows, and an Enter on an empty list chooses nothing (it is not queued).
+    const rowsShown = (list: string, first: string) =>
+      page
+        .getByRole("listbox", { name: list })
+        .getByRole("option", { name: first, exact: true })
+        .waitFor();
+    await rowsShown("apps", "app-0000");
     await focusOn("apps");
     await page.keyboard.press("Enter");
     await page.getByRole("region", { name: "users" }).waitFor();
     await page.getByText("Artifacts of app-0000").waitFor();
+    await rowsShown("names", "a.txt");
     await focusOn("names");
     await page.keyboard.press("Enter");
     await page
