@@ -14,11 +14,51 @@ function prefixOf(name: string, length: number): string {
   return codePoints.slice(0, 1 + (length % codePoints.length)).join("");
 }
 
+/**
+ * Names of the characters a prefix turned into a pattern would misread: SQL LIKE ("_", "%"),
+ * globs ("*", "?", "[", "]"), regular expressions (".", "^", "$", "(", "+", "|", "\\") and
+ * their escapes, so that a prefix taken from such a name is a pattern's worst case.
+ */
+const patternNameArb = fc
+  .array(
+    fc.constantFrom(
+      "a",
+      "b",
+      "_",
+      "%",
+      "*",
+      "?",
+      "[",
+      "]",
+      ".",
+      "^",
+      "$",
+      "(",
+      "+",
+      "|",
+      "\\",
+      "!",
+      "/a",
+    ),
+    {
+      minLength: 1,
+      maxLength: 5,
+    },
+  )
+  .map((parts) => parts.join(""))
+  .filter(
+    (name) =>
+      !name.startsWith("/") && !name.split("/").some((s) => s === "" || s === "." || s === ".."),
+  );
+
 /** listNames with a prefix equals the full listing filtered by the prefix, under every cursor. */
 async function prefixListingIsTheFilteredListing({ service, property }: LawContext) {
   await property(
     [
-      fc.uniqueArray(nameArb, { minLength: 1, maxLength: 12 }),
+      fc.oneof(
+        fc.uniqueArray(nameArb, { minLength: 1, maxLength: 12 }),
+        fc.uniqueArray(patternNameArb, { minLength: 1, maxLength: 12 }),
+      ),
       fc.nat(),
       fc.nat(),
       fc.integer({ min: 1, max: 4 }),
@@ -113,7 +153,7 @@ async function prefixMatchesExactly({ service }: LawContext) {
 export const prefixLaws = [
   check(
     "prefix",
-    "listNames with a prefix equals the full listing filtered by the prefix, under every cursor",
+    "listNames with a prefix equals the full listing filtered by the prefix, under every cursor, for names full of LIKE, glob and regular-expression characters too",
     prefixListingIsTheFilteredListing,
   ),
   check(
