@@ -117,6 +117,18 @@ const LOOKALIKES: readonly string[] = [
   "\u03a3\u039f\u03a6\u039f\u03a3",
   "\uff52eport",
   "report ",
+  // A prefix read as a LIKE, glob or regular-expression pattern matches more than itself.
+  "a_b",
+  "axb",
+  "a%b",
+  "axyb",
+  "a.b",
+  "a*b",
+  "a?b",
+  "a[b]",
+  "a\\b",
+  "a^b",
+  "a(b",
 ];
 const LOOKALIKE_PREFIXES: readonly string[] = [
   "Report",
@@ -132,9 +144,19 @@ const LOOKALIKE_PREFIXES: readonly string[] = [
   "\u03a3",
   "\uff52",
   "report ",
+  "a_",
+  "a%",
+  "a.",
+  "a*",
+  "a?",
+  "a[",
+  "a\\",
+  "a(",
+  "_",
+  "%",
 ];
 
-/** A prefix matches the name's own code points: no case, normalization or width folding. */
+/** A prefix matches the name's own code points: no folding, no pattern characters. */
 async function prefixMatchesExactly({ service }: LawContext) {
   const scope = freshScope("prefix-lookalikes");
   for (const name of LOOKALIKES) await service.put(scope, name, new Uint8Array([1]));
@@ -158,7 +180,7 @@ export const prefixLaws = [
   ),
   check(
     "prefix",
-    "a prefix matches names exactly as written: names that differ from it only by case, Unicode normalization or width are not listed",
+    "a prefix matches names exactly as written: names that differ from it only by case, Unicode normalization or width, or that a LIKE, glob or regular-expression reading of it would match, are not listed",
     prefixMatchesExactly,
   ),
 ];

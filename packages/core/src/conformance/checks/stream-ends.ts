@@ -19,11 +19,12 @@ import {
 // serves the version it opened with: never a newer latest, never another version for one
 // that is gone.
 
-/** A second finish() and a write() after finish() publish nothing and take nothing. */
+/** Empty writes are no end; a second finish() and a write() after finish() publish and take nothing. */
 async function uploadEndsOnce({ transfer: service }: LawContext) {
   const scope = freshScope("upload-ends");
   const upload = await service.openUpload(scope, NAME);
-  await upload.write(Uint8Array.of(1, 2, 3));
+  // Empty writes first, between and last are chunks of no bytes, never the end of the data.
+  for (const chunk of [[], [1, 2], [], [3], []]) await upload.write(Uint8Array.from(chunk));
   const meta = await upload.finish();
   try {
     const again = await upload.finish();
@@ -143,7 +144,7 @@ async function downloadIsPinned({ transfer: service }: LawContext) {
 export const streamEndLaws = [
   check(
     "transfer",
-    "an upload ends once: a second finish() and a write() after finish() publish nothing and take nothing",
+    "an upload ends at finish() only, and once: empty writes first, between and last are not its end; a second finish() and a write() after finish() publish nothing and take nothing",
     uploadEndsOnce,
     { needs: ["streamingUpload"] },
   ),
