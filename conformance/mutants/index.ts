@@ -85,6 +85,38 @@ import {
   UnsafeVersionsLookedUp,
   UploadDropsBadMetadata,
 } from "./unnamed.js";
+import {
+  BackslashIsSlash,
+  CapabilitiesShallowFrozen,
+  ConcurrentLatestDeletesCollide,
+  DeleteAllByPrefix,
+  DeleteIgnoresUnknownOptions,
+  DownloadFollowsLatest,
+  EchoDropsSession,
+  EmptyChunkEndsUpload,
+  FinishTwicePublishesTwice,
+  HeadCarriesData,
+  IgnoresByteOffset,
+  MetadataBytesAsEscapedJson,
+  MimeTypeLowercased,
+  PrefixAsLikePattern,
+  RangeLengthReportsTheRest,
+  ReadAfterEndRestarts,
+  RefusesBuffers,
+  RefusesMaxTimeout,
+  UploadIgnoresByteOffset,
+} from "./unnamed-4.js";
+import {
+  AppScopeExtraKeysIgnored,
+  ClosedCapabilitiesThrow,
+  DownloadFallsBackToLatest,
+  LeavesAbortListeners,
+  LegacyListLimitCountsNames,
+  MimeTypeSurvivesEmptying,
+  QuotaNamesTheWrongBound,
+  UploadRecordDropsKey,
+  WriteAfterFinishIgnored,
+} from "./unnamed-5.js";
 
 export interface Mutant {
   name: string;
@@ -300,5 +332,90 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: "a keyed retry with another deadline is another payload",
     make: (o) => new DeadlineCountsAsPayload(memory(o)),
+  },
+  // Issue 31's fourth round (unnamed-4.ts, unnamed-5.ts): inputs as views, streams that end
+  // twice or drift, prefixes as patterns, rewritten names, normalised or extra fields,
+  // check-then-act across an await, counts of the wrong unit, state an emptied name keeps.
+  { name: "copies a view from its buffer's start", make: (o) => new IgnoresByteOffset(memory(o)) },
+  {
+    name: "stages an upload chunk from its buffer's start",
+    make: (o) => new UploadIgnoresByteOffset(memory(o)),
+  },
+  { name: "refuses a Node Buffer as data", make: (o) => new RefusesBuffers(memory(o)) },
+  {
+    name: "a second finish() publishes again",
+    make: (o) => new FinishTwicePublishesTwice(memory(o)),
+  },
+  {
+    name: "a download of latest follows a newer latest between pieces",
+    make: (o) => new DownloadFollowsLatest(memory(o)),
+  },
+  { name: "read() after the end starts over", make: (o) => new ReadAfterEndRestarts(memory(o)) },
+  {
+    name: "a ranged download reports the rest of the data as its length",
+    make: (o) => new RangeLengthReportsTheRest(memory(o)),
+  },
+  { name: "a prefix is a LIKE pattern", make: (o) => new PrefixAsLikePattern(memory(o)) },
+  { name: "a backslash in a name is a slash", make: (o) => new BackslashIsSlash(memory(o)) },
+  { name: "lower-cases the MIME type", make: (o) => new MimeTypeLowercased(memory(o)) },
+  {
+    name: "measures metadata as ASCII-escaped JSON",
+    make: (o) => new MetadataBytesAsEscapedJson(memory(o)),
+  },
+  { name: "head carries the data", make: (o) => new HeadCarriesData(memory(o)) },
+  {
+    name: "capabilities() is frozen only at its top",
+    make: (o) => new CapabilitiesShallowFrozen(memory(o)),
+  },
+  {
+    name: 'concurrent delete("latest") calls delete one version',
+    make: (o) => new ConcurrentLatestDeletesCollide(memory(o)),
+  },
+  { name: 'delete("all") deletes by prefix', make: (o) => new DeleteAllByPrefix(memory(o)) },
+  { name: "refuses the maximum timeout", make: (o) => new RefusesMaxTimeout(memory(o)) },
+  { name: "an empty chunk ends the upload", make: (o) => new EmptyChunkEndsUpload(memory(o)) },
+  {
+    name: "a session's page of names echoes its user scope",
+    make: (o) => new EchoDropsSession(memory(o)),
+  },
+  {
+    name: "delete ignores unknown options",
+    make: (o) => new DeleteIgnoresUnknownOptions(memory(o)),
+  },
+  {
+    name: "an app scope's stray ids are ignored",
+    make: (o) => new AppScopeExtraKeysIgnored(memory(o)),
+  },
+  {
+    name: "a write after finish() is taken silently",
+    make: (o) => new WriteAfterFinishIgnored(memory(o)),
+  },
+  {
+    name: "the legacy list's bound counts names",
+    make: (o) => new LegacyListLimitCountsNames(memory(o)),
+  },
+  {
+    name: "capabilities() fails after close()",
+    make: (o) => new ClosedCapabilitiesThrow(memory(o)),
+  },
+  {
+    name: "a put leaves a listener on the caller's signal",
+    make: (o) => new LeavesAbortListeners(memory(o)),
+  },
+  {
+    name: "a download of a deleted version serves the latest",
+    make: (o) => new DownloadFallsBackToLatest(memory(o)),
+  },
+  {
+    name: "an emptied name's next put inherits its old MIME type",
+    make: (o) => new MimeTypeSurvivesEmptying(memory(o)),
+  },
+  {
+    name: "an upload's record leaves out its idempotency key",
+    make: (o) => new UploadRecordDropsKey(memory(o)),
+  },
+  {
+    name: "quota_exceeded names the wrong bound",
+    make: (o) => new QuotaNamesTheWrongBound(memory(o)),
   },
 ];

@@ -13,6 +13,7 @@ import {
   type PublishedManifest,
   verifiedArtifact,
 } from "./format.js";
+import { headerSafeJson } from "./header-text.js";
 import { REQUEST_ID_KEY } from "./request-ids.js";
 import { KEYED_FLAG } from "./tombstones.js";
 
@@ -99,7 +100,7 @@ export class HeaderFormat implements ObjectFormat {
 
   #metadata(manifest: StoredManifest, headerBytes: number): Record<string, string> {
     const { blocks: _blocks, ...withoutBlocks } = manifest;
-    const json = storedManifestJson(withoutBlocks, this.#name);
+    const json = headerSafeJson(storedManifestJson(withoutBlocks, this.#name));
     return {
       [REQUEST_ID_KEY]: manifest.requestId,
       [HEADER_BYTES_KEY]: String(headerBytes),

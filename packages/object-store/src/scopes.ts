@@ -1,6 +1,7 @@
 import { corruptArtifact, type Deadline, type Scope, validateScope } from "@artifact-kit/core";
 import type { ObjectBucket, ObjectInfo } from "./bucket.js";
 import type { ObjectStoreDialect } from "./dialect.js";
+import { headerSafeJson } from "./header-text.js";
 import type { ObjectLayout } from "./layout.js";
 import { listAll } from "./listing.js";
 
@@ -47,7 +48,11 @@ export class ScopeMarkers {
     const object =
       this.#holder === "body"
         ? { key, body: new TextEncoder().encode(JSON.stringify({ scope })) }
-        : { key, body: new TextEncoder().encode(json), metadata: { [SCOPE_METADATA_KEY]: json } };
+        : {
+            key,
+            body: new TextEncoder().encode(json),
+            metadata: { [SCOPE_METADATA_KEY]: headerSafeJson(json) },
+          };
     await this.#bucket.createOnly(deadline, object, { commit: false });
     this.#known.set(key, scope);
   }

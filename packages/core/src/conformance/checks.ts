@@ -10,6 +10,7 @@ import { faultScopeLaws } from "./checks/fault-scopes.js";
 import { faultLaws } from "./checks/faults.js";
 import { handleLaws } from "./checks/handles.js";
 import { idempotencyLaws } from "./checks/idempotency.js";
+import { inputLaws } from "./checks/inputs.js";
 import { basicLaws } from "./checks/laws.js";
 import { lifecycleLaws } from "./checks/lifecycle.js";
 import { linearizabilityLaws } from "./checks/linearizable.js";
@@ -23,7 +24,9 @@ import { scaleLaws } from "./checks/scale.js";
 import { scopeListingLaws } from "./checks/scope-listing.js";
 import { scopeListingScaleLaws, scopeListingSharedLaws } from "./checks/scope-listing-shared.js";
 import { scopeLaws } from "./checks/scopes.js";
+import { signalLaws } from "./checks/signals.js";
 import { stateLaws } from "./checks/state.js";
+import { streamEndLaws } from "./checks/stream-ends.js";
 import { downloadLaws } from "./checks/transfer-download.js";
 import { uploadLaws } from "./checks/transfer-upload.js";
 import { validationLaws } from "./checks/validation.js";
@@ -47,14 +50,17 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...validationLaws,
   ...validationOpsLaws,
   ...valueLaws,
+  ...inputLaws,
   ...basicLaws,
   ...boundLaws,
   ...quotaLaws,
   ...boundRaceLaws,
   ...uploadLaws,
   ...downloadLaws,
+  ...streamEndLaws,
   ...corruptionLaws,
   ...deadlineLaws,
+  ...signalLaws,
   ...raceLaws,
   ...handleLaws,
   ...scopeListingSharedLaws,

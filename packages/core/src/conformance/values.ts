@@ -21,6 +21,8 @@ export const SPECIAL_KEYS: readonly string[] = Object.freeze([
   "a\0b",
   "\u0001",
   "\u001f",
+  "\u007f",
+  "\u0085",
   "\u2028",
   "$ref",
   "é",
@@ -48,8 +50,15 @@ export const SPECIAL_NUMBERS: readonly number[] = Object.freeze([
   123_456_789.123_456_79,
 ]);
 
+/** C0 controls, DEL and C1 controls: what a JSON column, a header or a log line mangles. */
 const controlText = fc.string({
-  unit: fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)),
+  unit: fc
+    .oneof(
+      fc.integer({ min: 0, max: 0x1f }),
+      fc.constant(0x7f),
+      fc.integer({ min: 0x80, max: 0x9f }),
+    )
+    .map((code) => String.fromCharCode(code)),
   maxLength: 4,
 });
 

@@ -55,6 +55,7 @@ async function capabilitiesAreWellFormed({ service }: LawContext) {
 async function closeRefusesEverything({ service }: LawContext) {
   const scope = freshScope("close");
   await service.put(scope, "x", new Uint8Array([1]));
+  const before = service.capabilities();
   await service.close();
   const calls: [string, () => Promise<unknown>][] = [
     ["put", () => service.put(scope, "x", new Uint8Array([1]))],
@@ -71,6 +72,14 @@ async function closeRefusesEverything({ service }: LawContext) {
   }
   for (const [op, call] of calls) await expectArtifactError(call, "closed", `${op} after close`);
   await service.close();
+  // capabilities() keeps answering after close (a router or a pool reads it to report).
+  let after: unknown;
+  try {
+    after = service.capabilities();
+  } catch (error) {
+    fail(`capabilities() after close: expected the report, got ${String(error)}`);
+  }
+  expectEqual(after, before, "capabilities() after close");
 }
 
 interface Written {
@@ -151,7 +160,7 @@ export const lifecycleLaws = [
   ),
   check(
     "lifecycle",
-    "after close() every operation fails with closed (openUpload and openDownload too), and close() is idempotent",
+    "after close() every operation fails with closed (openUpload and openDownload too), close() is idempotent, and capabilities() keeps answering",
     closeRefusesEverything,
   ),
   check("durability", "state and every version high-water survive reopen", stateSurvivesReopen),

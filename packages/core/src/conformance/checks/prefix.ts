@@ -14,11 +14,51 @@ function prefixOf(name: string, length: number): string {
   return codePoints.slice(0, 1 + (length % codePoints.length)).join("");
 }
 
+/**
+ * Names of the characters a prefix turned into a pattern would misread: SQL LIKE ("_", "%"),
+ * globs ("*", "?", "[", "]"), regular expressions (".", "^", "$", "(", "+", "|", "\\") and
+ * their escapes, so that a prefix taken from such a name is a pattern's worst case.
+ */
+const patternNameArb = fc
+  .array(
+    fc.constantFrom(
+      "a",
+      "b",
+      "_",
+      "%",
+      "*",
+      "?",
+      "[",
+      "]",
+      ".",
+      "^",
+      "$",
+      "(",
+      "+",
+      "|",
+      "\\",
+      "!",
+      "/a",
+    ),
+    {
+      minLength: 1,
+      maxLength: 5,
+    },
+  )
+  .map((parts) => parts.join(""))
+  .filter(
+    (name) =>
+      !name.startsWith("/") && !name.split("/").some((s) => s === "" || s === "." || s === ".."),
+  );
+
 /** listNames with a prefix equals the full listing filtered by the prefix, under every cursor. */
 async function prefixListingIsTheFilteredListing({ service, property }: LawContext) {
   await property(
     [
-      fc.uniqueArray(nameArb, { minLength: 1, maxLength: 12 }),
+      fc.oneof(
+        fc.uniqueArray(nameArb, { minLength: 1, maxLength: 12 }),
+        fc.uniqueArray(patternNameArb, { minLength: 1, maxLength: 12 }),
+      ),
       fc.nat(),
       fc.nat(),
       fc.integer({ min: 1, max: 4 }),
@@ -77,6 +117,18 @@ const LOOKALIKES: readonly string[] = [
   "\u03a3\u039f\u03a6\u039f\u03a3",
   "\uff52eport",
   "report ",
+  // A prefix read as a LIKE, glob or regular-expression pattern matches more than itself.
+  "a_b",
+  "axb",
+  "a%b",
+  "axyb",
+  "a.b",
+  "a*b",
+  "a?b",
+  "a[b]",
+  "a\\b",
+  "a^b",
+  "a(b",
 ];
 const LOOKALIKE_PREFIXES: readonly string[] = [
   "Report",
@@ -92,9 +144,19 @@ const LOOKALIKE_PREFIXES: readonly string[] = [
   "\u03a3",
   "\uff52",
   "report ",
+  "a_",
+  "a%",
+  "a.",
+  "a*",
+  "a?",
+  "a[",
+  "a\\",
+  "a(",
+  "_",
+  "%",
 ];
 
-/** A prefix matches the name's own code points: no case, normalization or width folding. */
+/** A prefix matches the name's own code points: no folding, no pattern characters. */
 async function prefixMatchesExactly({ service }: LawContext) {
   const scope = freshScope("prefix-lookalikes");
   for (const name of LOOKALIKES) await service.put(scope, name, new Uint8Array([1]));
@@ -113,12 +175,12 @@ async function prefixMatchesExactly({ service }: LawContext) {
 export const prefixLaws = [
   check(
     "prefix",
-    "listNames with a prefix equals the full listing filtered by the prefix, under every cursor",
+    "listNames with a prefix equals the full listing filtered by the prefix, under every cursor, for names full of LIKE, glob and regular-expression characters too",
     prefixListingIsTheFilteredListing,
   ),
   check(
     "prefix",
-    "a prefix matches names exactly as written: names that differ from it only by case, Unicode normalization or width are not listed",
+    "a prefix matches names exactly as written: names that differ from it only by case, Unicode normalization or width, or that a LIKE, glob or regular-expression reading of it would match, are not listed",
     prefixMatchesExactly,
   ),
 ];
