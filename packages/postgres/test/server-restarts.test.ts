@@ -1,4 +1,7 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { type ArtifactError, scopeDigest } from "@artifact-kit/core";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
@@ -12,6 +15,7 @@ import { type ProcessWatch, watchProcess } from "./support/proxied.js";
 // after the restart the same pool and service go on, every acknowledged version reads back,
 // every acknowledged delete stays deleted, and a keyed retry publishes at most once.
 const scope = { kind: "app", app: "server-restarts" } as const;
+const worker = fileURLToPath(new URL("./support/worker.mjs", import.meta.url));
 const data = (size: number, seed: number) => new Uint8Array(size).map((_, i) => (i + seed) % 251);
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 const outcomeOf = (promise: Promise<unknown>) =>
@@ -148,7 +152,9 @@ describe("the server SIGKILLed and restarted", () => {
     await server.restart();
     // The same pool and service go on once the server is back.
     service = await schemaOf(service, pool, schema);
-    expect(same((await service.get(scope, "kept", { version: kept.version })).data, data(1_500_000, 1))).toBe(true);
+    expect(
+      same((await service.get(scope, "kept", { version: kept.version })).data, data(1_500_000, 1)),
+    ).toBe(true);
     expect((await service.listVersions(scope, "kept")).items.map((m) => m.version)).toEqual([
       kept.version,
     ]);
@@ -169,7 +175,12 @@ describe("the server SIGKILLed and restarted", () => {
     await again.write(data(1_200_000, 7));
     const republished = await again.finish();
     expect((await service.listVersions(scope, "publish")).items).toHaveLength(2);
-    expect(same((await service.get(scope, "publish", { version: republished.version })).data, data(1_200_000, 7))).toBe(true);
+    expect(
+      same(
+        (await service.get(scope, "publish", { version: republished.version })).data,
+        data(1_200_000, 7),
+      ),
+    ).toBe(true);
     // The killed upload staged a block; repair removes it, and nothing else is left over.
     await service.repair({ olderThanMs: 0 });
     const leftovers = await pool.query(
@@ -199,7 +210,12 @@ describe("the server SIGKILLed and restarted", () => {
     expect(pool.idleCount).toBe(0);
     await server.restart();
     for (const [i, meta] of acked.entries()) {
-      expect(same((await service.get(scope, `idle-${i}`, { version: meta.version })).data, data(1_000, i))).toBe(true);
+      expect(
+        same(
+          (await service.get(scope, `idle-${i}`, { version: meta.version })).data,
+          data(1_000, i),
+        ),
+      ).toBe(true);
     }
     await service.close();
     await pool.end();
@@ -243,7 +259,9 @@ describe("one backend SIGKILLed: the postmaster resets every connection and reco
       expect(outcome).toBe("unavailable");
       expect(tries).toBeLessThan(6);
     }
-    expect(same((await service.get(scope, "b", { version: acked.version })).data, data(2_500_000, 1))).toBe(true);
+    expect(
+      same((await service.get(scope, "b", { version: acked.version })).data, data(2_500_000, 1)),
+    ).toBe(true);
     const retried = await service.put(scope, "b", data(2_000, 2), { idempotencyKey: "b-put" });
     expect((await service.listVersions(scope, "b")).items.map((m) => m.version)).toEqual([
       acked.version,
@@ -252,5 +270,42 @@ describe("one backend SIGKILLed: the postmaster resets every connection and reco
     await service.close();
     await pool.end();
     expect(watch.failures).toEqual([]);
+  });
+});
+
+describe("a pool the caller left without an 'error' listener", () => {
+  test("the server killed while the service idles on it: the process lives on", async () => {
+    const setup = ownPool("ak_setup");
+    const opened = await PostgresArtifactService.open({
+      pool: setup.pool,
+      schema: "restart_unlistened",
+      migrate: true,
+    });
+    await opened.close();
+    await setup.pool.end();
+    const child = spawn(
+      process.execPath,
+      [worker, "idle", server.url, "restart_unlistened", "idle"],
+      { stdio: ["pipe", "pipe", "pipe"] },
+    );
+    let out = "";
+    let errors = "";
+    child.stdout.on("data", (chunk) => {
+      out += String(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      errors += String(chunk);
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    while (!out.includes("ready")) {
+      await Promise.race([once(child.stdout, "data"), exited]);
+      if (child.exitCode !== null) break;
+    }
+    expect(errors).toBe("");
+    await server.kill();
+    await server.restart();
+    child.stdin.write("go\n");
+    expect({ code: await exited, errors }).toEqual({ code: 0, errors: "" });
+    expect(out).toContain("size 10");
   });
 });
