@@ -309,3 +309,54 @@ describe("a pool the caller left without an 'error' listener", () => {
     expect(out).toContain("size 10");
   });
 });
+
+describe("the server frozen (SIGSTOP) with calls in flight", () => {
+  test("calls with a deadline end by it; after the thaw every acknowledged version reads back", async () => {
+    const schema = "frozen";
+    const { pool } = ownPool("ak_frozen");
+    const service = await PostgresArtifactService.open({ pool, schema, migrate: true });
+    const acked = await service.put(scope, "f", data(1_500_000, 1));
+    const upload = await service.openUpload(scope, "f-upload", { timeoutMs: 60_000 });
+    await upload.write(data(500_000, 2));
+    let uploading: Promise<string> = Promise.resolve("not started");
+    await server.freeze();
+    try {
+      const calls = {
+        get: outcomeOf(service.get(scope, "f", { timeoutMs: 1_000 })),
+        put: outcomeOf(service.put(scope, "f", data(10, 3), { timeoutMs: 1_000 })),
+        delete: outcomeOf(service.delete(scope, "f", acked.version, { timeoutMs: 1_000 })),
+        // The write stages a whole block; its statement meets the frozen server.
+        upload: outcomeOf(
+          (async () => {
+            await upload.write(data(1_000_000, 4));
+            return upload.finish();
+          })(),
+        ),
+      };
+      expect(await calls.get).toBe("timeout");
+      expect(["timeout", "unavailable"]).toContain(await calls.put);
+      expect(["timeout", "unavailable"]).toContain(await calls.delete);
+      // The upload's own deadline has not passed: it may wait for the thaw.
+      uploading = calls.upload;
+    } finally {
+      await server.thaw();
+    }
+    await answers(server.url);
+    const uploadOutcome = await uploading;
+    const uploaded = (await service.listVersions(scope, "f-upload")).items;
+    if (uploadOutcome === "acknowledged") {
+      expect(uploaded.map((m) => m.size)).toEqual([1_500_000]);
+    } else {
+      expect(["timeout", "unavailable"]).toContain(uploadOutcome);
+      expect(uploaded).toEqual([]);
+    }
+    const live = (await service.listVersions(scope, "f")).items.map((m) => m.version);
+    expect(live[0]).toBe(acked.version);
+    expect(
+      same((await service.get(scope, "f", { version: acked.version })).data, data(1_500_000, 1)),
+    ).toBe(true);
+    await service.close();
+    await pool.end();
+    expect(watch.failures).toEqual([]);
+  });
+});

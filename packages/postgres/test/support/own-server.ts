@@ -20,6 +20,10 @@ export interface OwnServer {
   kill(): Promise<void>;
   /** SIGKILLs one backend: the postmaster then ends every connection and recovers. */
   killBackend(pid: number): Promise<void>;
+  /** SIGSTOPs the postmaster and every process it started: a server that froze. */
+  freeze(): Promise<void>;
+  /** SIGCONTs what freeze stopped. */
+  thaw(): Promise<void>;
   /** Starts the killed server again on its data and port, and waits until it answers. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -39,6 +43,7 @@ export async function startOwnServer(): Promise<OwnServer> {
       : run(command, args);
   const postmaster = async () =>
     Number((await readFile(join(data, "postmaster.pid"), "utf8")).split("\n")[0]);
+  let frozen: number[] = [];
   return {
     url,
     async kill() {
@@ -50,6 +55,15 @@ export async function startOwnServer(): Promise<OwnServer> {
       // start would take for a live server holding the lock files: it is dead, so remove them.
       await rm(join(data, "postmaster.pid"), { force: true });
       await rm(join(stateDir, `.s.PGSQL.${port}.lock`), { force: true });
+    },
+    async freeze() {
+      const parent = await postmaster();
+      frozen = [parent, ...(await childrenOf(parent))];
+      for (const pid of frozen) signal(pid, "SIGSTOP");
+    },
+    async thaw() {
+      for (const pid of frozen) signal(pid, "SIGCONT");
+      frozen = [];
     },
     async killBackend(pid) {
       signal(pid, "SIGKILL");
