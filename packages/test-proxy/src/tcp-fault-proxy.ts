@@ -14,8 +14,9 @@ import { afterClientBytes, atClientText, atClientWrite, type Trigger } from "./t
  * - "reset": the same, but the client's side is reset (RST) instead of closed.
  * - "drop-reply": forwards the request, then cuts both sides the moment the server starts
  *   answering: the server did the work, the client never hears of it.
- * - "stall-reply": forwards the request, then never passes on another byte of the server's
- *   (the connection stays open): a server or network that froze with the reply in flight.
+ * - "stall-reply": forwards the request, then never passes on another byte of the server's,
+ *   nor its close (the client's connection stays open): a server or network that froze with
+ *   the reply in flight.
  * - replyBytes: forwards the request and this many bytes of the server's answer, then cuts
  *   both sides: a reply cut in the middle.
  * - delayMs: holds the client's bytes from the strike on this long, then goes on.
@@ -163,10 +164,15 @@ export class TcpFaultProxy {
     client.on("data", (chunk: Buffer) => this.#fromClient(link, chunk));
     server.on("data", (chunk: Buffer) => this.#fromServer(link, chunk));
     // A half-close passes through; a closed or failed side takes the other with it.
+    // (A stalled reply stalls the server's close too: the client is left waiting.)
     client.on("end", () => server.end());
-    server.on("end", () => client.end());
+    server.on("end", () => {
+      if (link.reply !== "stall") client.end();
+    });
     client.on("close", () => this.#cut(link));
-    server.on("close", () => this.#cut(link));
+    server.on("close", () => {
+      if (link.reply !== "stall") this.#cut(link);
+    });
     client.resume();
   }
 
