@@ -17,6 +17,10 @@ export type { RaceOpener } from "./put-worker.js";
 export { SeededRandom } from "./random.js";
 export type { DeleteRecord, LaneLog, PutRecord } from "./records.js";
 export { ServerRelay } from "./relay.js";
+export {
+  type ConnectionFaultBackend,
+  describeConnectionFaults,
+} from "./suites/connection-faults.js";
 export { describeFaultTrials } from "./suites/fault-trials.js";
 export { describeFaults, type FaultBackend, type FaultContext, failure } from "./suites/faults.js";
 export { describeLayoutCompatibility, type LayoutBackend } from "./suites/layout.js";

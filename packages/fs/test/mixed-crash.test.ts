@@ -15,6 +15,8 @@ import { startChild } from "./processes.js";
 // (a keyed put under its key, a delete of what it targeted), retries keyed puts, runs
 // repair(). Throughout: every acknowledged put reads back its bytes unless an acknowledged
 // delete removed it, every acknowledged delete stays deleted, and a key publishes at most once.
+// Every third trial a repair (fixtures/repair-child.mjs) is SIGKILLed too, inside its first
+// or second run over what the writer left, before the parent looks.
 // One root for all trials, so later trials run on what earlier crashes left behind.
 // FS_CRASH_TRIALS=N runs longer (at least 24, for the checks that the kills landed inside
 // keyed puts and deletes); FS_CRASH_SEED picks another fixed sequence.
@@ -69,6 +71,14 @@ async function readsBack(service: FsArtifactService, version: number, put: PutOp
   return same ? undefined : `${put.name}@${version} holds other bytes than ${put.tag}`;
 }
 
+/** Starts fixtures/repair-child on `root` and SIGKILLs it once it starts run number `run`. */
+async function killedRepair(root: string, run: number): Promise<void> {
+  const repairer = startChild("repair-child.mjs", [root]);
+  await repairer.waitFor("start", run);
+  repairer.process.kill("SIGKILL");
+  await repairer.done;
+}
+
 interface Trial {
   readonly violations: string[];
   readonly pending: string;
@@ -95,6 +105,9 @@ class MixedCrashRun {
     const { lines, signal } = await child.done;
     expect(signal).toBe("SIGKILL");
     const { acknowledged, pending } = parseRun(lines);
+    // Every third trial, a repair is killed too, inside its first or second run over what
+    // the writer left: a crash during recovery changes nothing the checks below allow.
+    if (index % 3 === 2) await killedRepair(this.#root, 1 + (index % 2));
     const violations: string[] = [];
     const before = new Set(this.model.keys.keys());
     for (const { op, outcome } of acknowledged) violations.push(...this.model.apply(op, outcome));

@@ -3,6 +3,7 @@ import type * as store from "@artifact-kit/object-store";
 import { BucketRequests, guardedStream, objectSizeOf } from "@artifact-kit/object-store";
 import type { Bucket } from "@google-cloud/storage";
 import { raceDeadline } from "./deadline-race.js";
+import { idleGuarded, readAll } from "./idle-read.js";
 import { RetrySwitch } from "./retry-switch.js";
 import { GcsStaging } from "./staging.js";
 
@@ -23,9 +24,12 @@ export class GcsBucket implements store.ObjectBucket {
   readonly #bucket: Bucket;
   readonly #requests: BucketRequests;
   readonly #retries: RetrySwitch;
+  readonly #readIdleMs: number;
 
-  constructor(bucket: Bucket, maxConcurrency: number) {
+  /** `readIdleMs`: how long a read waits for the server's next bytes (see idle-read.ts). */
+  constructor(bucket: Bucket, maxConcurrency: number, readIdleMs: number) {
     this.#bucket = bucket;
+    this.#readIdleMs = readIdleMs;
     this.#requests = new BucketRequests("GCS", maxConcurrency);
     this.#retries = new RetrySwitch(bucket);
   }
@@ -59,25 +63,15 @@ export class GcsBucket implements store.ObjectBucket {
   ): Promise<store.ObjectBytes | undefined> {
     const read = async (): Promise<store.ObjectBytes | undefined> => {
       const file = this.#bucket.file(key);
-      if (!window) {
-        return file.download().then(
-          ([contents]) => {
-            const bytes = new Uint8Array(contents);
-            return { bytes, objectSize: bytes.byteLength };
-          },
-          whenStatus(404, undefined),
-        );
-      }
-      const range = "suffix" in window ? { end: -window.suffix } : window;
-      const stream = file.createReadStream({ ...range, validation: false });
+      // The whole object is checksum-validated by the client; a window is not.
+      const range = !window ? {} : "suffix" in window ? { end: -window.suffix } : window;
+      const stream = file.createReadStream(window ? { ...range, validation: false } : {});
       let contentRange: unknown;
       stream.on("response", (response: { headers?: Record<string, unknown> }) => {
         contentRange = response.headers?.["content-range"];
       });
       try {
-        const chunks: Uint8Array[] = [];
-        for await (const chunk of stream) chunks.push(chunk as Uint8Array);
-        const bytes = new Uint8Array(Buffer.concat(chunks));
+        const bytes = await readAll(stream, this.#readIdleMs, `read ${key}`);
         return { bytes, objectSize: objectSizeOf(contentRange, bytes.byteLength) };
       } catch (error) {
         const status = statusOf(error);
@@ -169,7 +163,11 @@ export class GcsBucket implements store.ObjectBucket {
   readRange(deadline: Deadline, key: string, start: number, end: number) {
     const isAbsent = (error: unknown) => statusOf(error) === 404;
     return guardedStream(deadline, `GCS read ${key}`, key, isAbsent, () =>
-      this.#bucket.file(key).createReadStream({ start, end: end - 1, validation: false }),
+      idleGuarded(
+        this.#bucket.file(key).createReadStream({ start, end: end - 1, validation: false }),
+        this.#readIdleMs,
+        `read ${key}`,
+      ),
     );
   }
 

@@ -7,6 +7,7 @@ import {
   resolvePrefix,
 } from "@artifact-kit/object-store";
 import type { Bucket, Storage } from "@google-cloud/storage";
+import { DEFAULT_READ_IDLE_MS } from "./idle-read.js";
 
 /** Bounds and defaults; every one is reported by `capabilities()`. */
 export interface GcsArtifactServiceBounds extends ObjectStoreBounds {
@@ -14,6 +15,12 @@ export interface GcsArtifactServiceBounds extends ObjectStoreBounds {
   maxArtifactBytes?: number;
   /** Largest and default page of listNames / listVersions (default 1,000, GCS's own page cap). */
   maxPageLimit?: number;
+  /**
+   * How long a read waits for the server's next bytes before it fails with `unavailable`, in
+   * milliseconds (default 60,000): a connection closed in the middle of a reply is otherwise
+   * never noticed by the client library.
+   */
+  readIdleMs?: number;
 }
 
 interface Placement extends GcsArtifactServiceBounds {
@@ -37,6 +44,7 @@ const MiB = 1024 * 1024;
 export const GCS_DEFAULTS: Readonly<Required<GcsArtifactServiceBounds>> = Object.freeze({
   maxArtifactBytes: 64 * MiB,
   maxPageLimit: 1_000,
+  readIdleMs: DEFAULT_READ_IDLE_MS,
   ...OBJECT_STORE_DEFAULTS,
 });
 

@@ -32,8 +32,9 @@ export const GCS_DIALECT: ObjectStoreDialect = Object.freeze({
 export class GcsArtifactService extends ObjectStoreService {
   constructor(options: GcsArtifactServiceOptions) {
     const config = resolveGcsConfig(options);
-    const bucket = new GcsBucket(config.bucket, config.maxConcurrency);
-    const backend = new ObjectStoreBackend({ ...config, bucket, dialect: GCS_DIALECT });
-    super(backend, objectStoreCapabilities(config));
+    const { readIdleMs, ...rest } = config;
+    const bucket = new GcsBucket(config.bucket, config.maxConcurrency, readIdleMs);
+    const backend = new ObjectStoreBackend({ ...rest, bucket, dialect: GCS_DIALECT });
+    super(backend, objectStoreCapabilities(rest, { readIdleMs }));
   }
 }

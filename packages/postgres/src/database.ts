@@ -6,12 +6,14 @@ import {
 } from "@artifact-kit/core";
 import type { Pool, QueryResultRow } from "pg";
 import { ClientLoan, sqlState, withClient } from "./client-loan.js";
+import { OverdueWatch, overdueFailure } from "./overdue.js";
 import type { Statement } from "./statements.js";
 
 // Every statement runs on a checked-out client whose backend is cancelled (pg_cancel_backend,
 // from another connection of the pool) the moment the request's deadline passes or its signal
 // aborts: the running query stops, not only the wait for it. A cancelled client is discarded,
-// so a late cancel can never hit the next user's statement.
+// so a late cancel can never hit the next user's statement. One still unanswered a grace after
+// the cancel (a frozen server or network) has its connection dropped (overdue.ts).
 
 /** SQLSTATEs raised by the store's own functions (see migrations.ts). */
 const DEADLINE_PASSED = "AKT01";
@@ -46,10 +48,12 @@ export class Database {
     const signal = deadline.toSignal();
     const loan = await this.#connect(deadline, signal, operation);
     let cancelled = false;
+    const overdue = new OverdueWatch();
     const cancel = () => {
       cancelled = true;
       // pg knows its backend's pid but does not declare it.
       void this.#cancelBackend((loan.client as unknown as { processID?: unknown }).processID);
+      overdue.start(loan.client);
     };
     signal?.addEventListener("abort", cancel, { once: true });
     try {
@@ -61,8 +65,12 @@ export class Database {
       return result.rows;
     } catch (error) {
       loan.noteFailure(error);
+      // Only the statements that commit an effect carry the server's deadline check.
+      if (overdue.dropped)
+        throw overdueFailure(deadline, operation, values.includes(REMAINING_MS), error);
       throw this.#map(error, deadline, operation, cancelled, failure);
     } finally {
+      overdue.stop();
       signal?.removeEventListener("abort", cancel);
       loan.release(cancelled);
     }

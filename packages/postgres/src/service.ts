@@ -12,6 +12,7 @@ import {
   resolvePostgresConfig,
 } from "./config.js";
 import { expectMigrated, migrate } from "./migrate.js";
+import { guardPool } from "./pool-guard.js";
 import { PostgresStore } from "./store.js";
 
 export interface RepairOptions {
@@ -50,14 +51,15 @@ function postgresCapabilities(config: PostgresConfig): Capabilities {
  * under their locks, and the deadline is checked by the server right before commit. Data is
  * kept in blocks of TRANSFER_BLOCK_BYTES; every read checks size and SHA-256 (ranges: the
  * digests of the blocks they touch). Closing marks the service closed; the pool is the
- * caller's and stays open.
+ * caller's and stays open. While open, the service listens to the pool's 'error' event, so a
+ * connection lost while idle in it never ends the process (pool-guard.ts).
  */
 export class PostgresArtifactService extends AdapterService {
   readonly #config: PostgresConfig;
   readonly #store: PostgresStore;
 
-  private constructor(config: PostgresConfig) {
-    const store = new PostgresStore(config);
+  private constructor(config: PostgresConfig, unguard: () => void) {
+    const store = new PostgresStore(config, unguard);
     super(store, postgresCapabilities(config));
     this.#config = config;
     this.#store = store;
@@ -69,9 +71,16 @@ export class PostgresArtifactService extends AdapterService {
    */
   static async open(options: PostgresArtifactServiceOptions): Promise<PostgresArtifactService> {
     const config = resolvePostgresConfig(options);
-    if (config.migrate) await migrate(config.pool, config.schema);
-    else await expectMigrated(config.pool, config.schema);
-    return new PostgresArtifactService(config);
+    // From here to close(), an idle connection the server drops never ends the process.
+    const unguard = guardPool(config.pool);
+    try {
+      if (config.migrate) await migrate(config.pool, config.schema);
+      else await expectMigrated(config.pool, config.schema);
+    } catch (error) {
+      unguard();
+      throw error;
+    }
+    return new PostgresArtifactService(config, unguard);
   }
 
   /**

@@ -52,9 +52,12 @@ export class PostgresStore implements AdapterHooks {
   readonly #sql: Statements;
   readonly #failure: Failure;
   readonly #scopes: ScopeRows;
+  readonly #unguard: () => void;
 
-  constructor(config: PostgresConfig) {
+  /** `unguard` stops the service's watch of the pool's 'error' event (pool-guard.ts). */
+  constructor(config: PostgresConfig, unguard: () => void) {
     this.#config = config;
+    this.#unguard = unguard;
     this.#database = new Database(config.pool);
     this.#sql = statements(quoteSchema(config.schema));
     this.#scopes = new ScopeRows(this.#database, this.#sql);
@@ -231,8 +234,10 @@ export class PostgresStore implements AdapterHooks {
     return rows.map((row) => toMeta(request.scope, row.name, row));
   }
 
-  /** Nothing to release: the pool is the caller's and stays open. */
-  async closeBackend(): Promise<void> {}
+  /** The pool is the caller's and stays open; only the watch of its 'error' event ends. */
+  async closeBackend(): Promise<void> {
+    this.#unguard();
+  }
 
   /** Removes uploads idle for `olderThanMs` with their staged blocks, a batch at a time. */
   async repair(olderThanMs: number): Promise<{ uploads: number; blocks: number }> {

@@ -14,9 +14,20 @@ import { afterClientBytes, atClientText, atClientWrite, type Trigger } from "./t
  * - "reset": the same, but the client's side is reset (RST) instead of closed.
  * - "drop-reply": forwards the request, then cuts both sides the moment the server starts
  *   answering: the server did the work, the client never hears of it.
+ * - "stall-reply": forwards the request, then never passes on another byte of the server's,
+ *   nor its close (the client's connection stays open): a server or network that froze with
+ *   the reply in flight.
+ * - replyBytes: forwards the request and this many bytes of the server's answer, then cuts
+ *   both sides: a reply cut in the middle.
  * - delayMs: holds the client's bytes from the strike on this long, then goes on.
  */
-export type TcpFault = "cut" | "reset" | "drop-reply" | { readonly delayMs: number };
+export type TcpFault =
+  | "cut"
+  | "reset"
+  | "drop-reply"
+  | "stall-reply"
+  | { readonly replyBytes: number }
+  | { readonly delayMs: number };
 
 export interface ArmedFault {
   readonly fault: TcpFault;
@@ -35,8 +46,11 @@ interface Armed extends ArmedFault {
 interface Link {
   readonly client: Socket;
   readonly server: Socket;
-  /** Set by a drop-reply fault: the server's next bytes end the link instead. */
-  dropReply: boolean;
+  /**
+   * Server bytes still to pass before the link is cut (a drop-reply or replyBytes fault), or
+   * "stall" (a stall-reply fault: none ever pass again); undefined while no fault struck.
+   */
+  reply: number | "stall" | undefined;
 }
 
 /**
@@ -145,15 +159,20 @@ export class TcpFaultProxy {
     }
     const server = createConnection(this.#target);
     server.on("error", () => undefined);
-    const link: Link = { client, server, dropReply: false };
+    const link: Link = { client, server, reply: undefined };
     this.#links.add(link);
     client.on("data", (chunk: Buffer) => this.#fromClient(link, chunk));
     server.on("data", (chunk: Buffer) => this.#fromServer(link, chunk));
     // A half-close passes through; a closed or failed side takes the other with it.
+    // (A stalled reply stalls the server's close too: the client is left waiting.)
     client.on("end", () => server.end());
-    server.on("end", () => client.end());
+    server.on("end", () => {
+      if (link.reply !== "stall") client.end();
+    });
     client.on("close", () => this.#cut(link));
-    server.on("close", () => this.#cut(link));
+    server.on("close", () => {
+      if (link.reply !== "stall") this.#cut(link);
+    });
     client.resume();
   }
 
@@ -176,8 +195,9 @@ export class TcpFaultProxy {
     const { fault } = armed;
     if (fault === "cut") this.#cut(link);
     else if (fault === "reset") this.#reset(link);
-    else if (fault === "drop-reply") {
-      link.dropReply = true;
+    else if (fault === "drop-reply" || fault === "stall-reply" || "replyBytes" in fault) {
+      link.reply =
+        fault === "drop-reply" ? 0 : fault === "stall-reply" ? "stall" : fault.replyBytes;
       this.#forward(link, rest);
     } else this.#delay(link, rest, fault.delayMs);
   }
@@ -194,9 +214,17 @@ export class TcpFaultProxy {
   }
 
   #fromServer(link: Link, chunk: Buffer): void {
-    if (link.dropReply) {
-      this.#cut(link);
-      return;
+    if (link.reply === "stall") return;
+    if (link.reply !== undefined) {
+      if (link.reply < chunk.length) {
+        // The bytes that pass reach the client before the connection closes.
+        const passing = chunk.subarray(0, link.reply);
+        this.#links.delete(link);
+        link.client.end(passing, () => link.client.destroy());
+        link.server.destroy();
+        return;
+      }
+      link.reply -= chunk.length;
     }
     if (!link.client.write(chunk)) {
       link.server.pause();

@@ -1,4 +1,4 @@
-import { once } from "node:events";
+import { EventEmitter, once } from "node:events";
 import {
   type AddressInfo,
   createConnection,
@@ -17,6 +17,8 @@ let received: Buffer[];
 /** One promise per connection the server accepted, settled when that connection closed. */
 let closings: Promise<unknown>[];
 let proxy: TcpFaultProxy;
+/** Emits "data" each time the server receives a chunk. */
+const arrivals = new EventEmitter();
 beforeEach(async () => {
   received = [];
   closings = [];
@@ -25,6 +27,7 @@ beforeEach(async () => {
     closings.push(once(socket, "close"));
     socket.on("data", (chunk: Buffer) => {
       received.push(chunk);
+      arrivals.emit("data");
       socket.write(`ok:${Buffer.concat(received).length};`);
     });
   });
@@ -122,6 +125,32 @@ test("a dropped reply: the server gets the whole request, the client hears nothi
   const { heard } = await client.ended;
   await serverSideClosed();
   expect(arrived()).toBe("first;second;");
+  expect(heard).toBe("ok:6;");
+});
+
+test("a reply cut after N bytes: the server gets the request, the client hears N bytes of it", async () => {
+  const client = await connect();
+  await exchange(client, "first;");
+  const armed = proxy.armAtClientText("second", { replyBytes: 3 });
+  client.socket.write("second;");
+  const { heard } = await client.ended;
+  await serverSideClosed();
+  expect(armed.struck).toBe(true);
+  expect(arrived()).toBe("first;second;");
+  expect(heard).toBe("ok:6;ok:");
+});
+
+test("a stalled reply: the server answers, the client hears nothing and stays connected", async () => {
+  const client = await connect();
+  await exchange(client, "first;");
+  proxy.armAtClientText("second", "stall-reply");
+  client.socket.write("second;");
+  client.socket.write("third;");
+  // The server answered "second;" and "third;": neither answer reaches the client.
+  while (arrivedLength() < "first;second;third;".length) await once(arrivals, "data");
+  expect(client.socket.destroyed).toBe(false);
+  proxy.cutAll();
+  const { heard } = await client.ended;
   expect(heard).toBe("ok:6;");
 });
 

@@ -5,12 +5,16 @@
 //   node worker.mjs upload <url> <schema> <name>
 //     uploads 2.5 MiB artifacts in 96 KiB chunks to <name> forever, printing "ready" once
 //     the first block is staged; the parent SIGKILLs it somewhere in there.
+//   node worker.mjs idle <url> <schema> <name>
+//     on a pool with no 'error' listener (as a caller may well leave it), puts one artifact,
+//     prints "ready", and idles until a line arrives on stdin; then reads the artifact back
+//     (trying again while the server recovers), prints its size and closes: exit code 0.
 import pg from "pg";
 import { PostgresArtifactService } from "../../dist/index.js";
 
 const [mode, url, schema, name, count] = process.argv.slice(2);
 const pool = new pg.Pool({ connectionString: url, max: 2 });
-pool.on("error", () => undefined);
+if (mode !== "idle") pool.on("error", () => undefined);
 const service = await PostgresArtifactService.open({ pool, schema });
 const scope = { kind: "app", app: "processes" };
 
@@ -45,6 +49,25 @@ if (mode === "race") {
     }
     await upload.finish();
   }
+} else if (mode === "idle") {
+  const put = await Promise.all([
+    service.put(scope, name, new Uint8Array(10)),
+    service.put(scope, name, new Uint8Array(10)),
+  ]);
+  process.stdout.write("ready\n");
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+  for (let tries = 0; ; tries++) {
+    try {
+      const got = await service.get(scope, name, { version: put[0].version });
+      process.stdout.write(`size ${got.size}\n`);
+      break;
+    } catch (error) {
+      if (error?.code !== "unavailable" || tries > 5) throw error;
+    }
+  }
+  await service.close();
+  await pool.end();
+  process.stdin.destroy();
 } else {
   throw new Error(`unknown mode ${mode}`);
 }
