@@ -1,4 +1,5 @@
 import { unavailable } from "@artifact-kit/core";
+import { joinBytes } from "@artifact-kit/object-store";
 
 // @google-cloud/storage 7 reads through node-fetch 2, whose body never ends nor fails when the
 // connection closes in the middle of a reply with a Content-Length: a download, a ranged read
@@ -50,5 +51,5 @@ export async function readAll(
 ): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of idleGuarded(stream, idleMs, operation)) chunks.push(chunk);
-  return new Uint8Array(Buffer.concat(chunks));
+  return joinBytes(chunks);
 }
