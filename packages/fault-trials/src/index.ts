@@ -25,6 +25,7 @@ export { describeFaultTrials } from "./suites/fault-trials.js";
 export { describeFaults, type FaultBackend, type FaultContext, failure } from "./suites/faults.js";
 export { describeLayoutCompatibility, type LayoutBackend } from "./suites/layout.js";
 export { describeRaces, type RaceBackend } from "./suites/races.js";
+export { describeServerKill, type ServerKillBackend } from "./suites/server-kill.js";
 export {
   type FaultTrialOptions,
   type FaultTrialReport,

@@ -1,93 +1,18 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { ArtifactError } from "@artifact-kit/core";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { describeServerKill } from "@artifact-kit/fault-trials";
 import { S3ArtifactService } from "../src/index.js";
 import { freshBucket, newClient } from "./support/server.js";
 
-// moto of the test's own (scripts/start-moto.sh in a state folder of its own) SIGKILLed with
-// an upload between parts, a download between reads and more calls in flight: each fails with
-// `unavailable`, and nothing ends the process. moto keeps its buckets in memory, so what was
-// acknowledged cannot be read after a restart here: the TCP-level trials of
-// connection-faults.test.ts check that (a server gone and back) on the shared server.
-const run = promisify(execFile);
-const script = fileURLToPath(new URL("../scripts/start-moto.sh", import.meta.url));
-const MiB = 1024 * 1024;
-const scope = { kind: "app", app: "server-kill" } as const;
-const data = (size: number, seed: number) => new Uint8Array(size).map((_, i) => (i + seed) % 251);
-const outcomeOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "acknowledged",
-    (error: unknown) =>
-      error instanceof ArtifactError ? error.code : `not an ArtifactError: ${error}`,
-  );
-
-let stateDir: string;
-let endpoint: string;
-let pid: number;
-beforeAll(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), "ak-own-moto-"));
-  const { stdout } = await run("bash", [script], {
-    env: { ...process.env, MOTO_STATE_DIR: stateDir },
-    timeout: 540_000,
-  });
-  endpoint = /^export S3_ENDPOINT='?([^'\n]*)'?$/m.exec(stdout)?.[1] ?? "";
-  pid = Number(/^export MOTO_PID='?(\d+)'?$/m.exec(stdout)?.[1]);
-  if (!endpoint || !pid)
-    throw new Error(`start-moto.sh printed no S3_ENDPOINT or MOTO_PID:\n${stdout}`);
-}, 600_000);
-afterAll(async () => {
-  await run("bash", [script, "--stop"], {
-    env: { ...process.env, MOTO_STATE_DIR: stateDir },
-  }).catch(() => undefined);
-  await rm(stateDir, { recursive: true, force: true });
-});
-
-test("moto SIGKILLed mid-upload, mid-download and under calls: unavailable, and the process lives on", async () => {
-  const failures: string[] = [];
-  const record = (error: unknown) => failures.push(String(error));
-  process.on("uncaughtException", record);
-  process.on("unhandledRejection", record);
-  try {
+// moto of the test's own SIGKILLed under calls in flight (the suite says what is checked).
+describeServerKill({
+  server: "moto",
+  script: fileURLToPath(new URL("../scripts/start-moto.sh", import.meta.url)),
+  stateDirVar: "MOTO_STATE_DIR",
+  endpointVar: "S3_ENDPOINT",
+  pidVar: "MOTO_PID",
+  async open(endpoint) {
     const client = newClient(endpoint);
     const bucket = await freshBucket(client);
-    const service = new S3ArtifactService({ client, bucket, partBytes: 5 * MiB });
-    await service.put(scope, "kept", data(1_000, 1));
-    await service.put(scope, "big", data(12 * MiB, 2));
-    const upload = await service.openUpload(scope, "upload");
-    await upload.write(data(6 * MiB, 3));
-    const download = await service.openDownload(scope, "big");
-    expect((await download.read())?.byteLength).toBeGreaterThan(0);
-
-    process.kill(pid, "SIGKILL");
-    // Gone once its port refuses: the next calls meet a dead server.
-    const outcomes = await Promise.all([
-      outcomeOf(
-        (async () => {
-          await upload.write(data(6 * MiB, 4));
-          return upload.finish();
-        })(),
-      ),
-      outcomeOf(
-        (async () => {
-          while ((await download.read()) !== undefined);
-        })(),
-      ),
-      outcomeOf(service.put(scope, "kept", data(10, 5))),
-      outcomeOf(service.get(scope, "kept")),
-      outcomeOf(service.delete(scope, "kept", "latest")),
-      outcomeOf(service.listNames(scope)),
-    ]);
-    expect(outcomes).toEqual(Array(6).fill("unavailable"));
-    await download.cancel();
-    await service.close();
-    expect(failures).toEqual([]);
-  } finally {
-    process.off("uncaughtException", record);
-    process.off("unhandledRejection", record);
-  }
+    return new S3ArtifactService({ client, bucket, partBytes: 5 * 1024 * 1024 });
+  },
 });
