@@ -18,12 +18,12 @@ import { s3MatrixBucket, s3MatrixSubjects } from "./s3.js";
 // package exports from its ./testing subpath. Durable adapters add reopen and corrupt.
 
 // How hard each adapter is run here: every adapter runs the whole kit at full strength once
-// in `npm test`. The memory adapters, the router and the fault subjects do it here, at the
-// matrix's settings. The durable adapters do it in their own packages' kits, at these
-// settings or stronger (fs, gcs, postgres, s3 and azure: `packages/*/test/conformance.test.ts`),
-// so the default pass leaves them out (see describeDurableAdapters); the Node 22/24/26 passes
-// run them here, which proves this matrix's wiring of them. `MATRIX_PASS=full` runs them at
-// full strength here too.
+// in `npm test`. The fault subjects do it here, at the matrix's settings. Every adapter does
+// it in its own package's kit, at these settings or stronger (memory and the router over
+// memory at the same settings, fs, gcs, postgres, s3 and azure at these or stronger:
+// `packages/*/test/conformance.test.ts`), so the default pass leaves them out (see
+// describePackageAdapters); the Node 22/24/26 passes run them here, which proves this
+// matrix's wiring of them. `MATRIX_PASS=full` runs them at full strength here too.
 //
 // `MATRIX_PASS=node-compat` (.ci/run's passes on Node 22, 24 and 26) proves the runtime, not
 // the protocols (Node 20 proved those): every adapter runs lightly the laws whose outcome
@@ -57,28 +57,29 @@ function strength(numRuns: number) {
   return { omit: NODE_COMPAT_OMITS, numRuns: Math.min(numRuns, LIGHT_RUNS) };
 }
 
-describeArtifactService("memory", { ...memorySubjects(), ...strength(MATRIX_RUNS.memory) });
+// Every adapter's own package runs the kit at full strength on Node 20 in `npm test`, with
+// the subjects it exports, and the Node 22/24/26 passes run them here, with the matrix's
+// wiring. A pass of them here on Node 20 as well proved nothing new: for the durable adapters
+// it was about half this file's time through the emulators, and memory and the router over
+// memory ran the very same describes as their packages do (issue 32). `MATRIX_PASS=full` runs them.
+if (matrixPass !== "default") describePackageAdapters();
 
-// The router over memory: shared (the worker's quotas are global, so the small ones apply)
-// and exact scope (quotas per shard; see packages/sharded/test for its bounded subject).
-describeArtifactService("sharded (shared, memory)", {
-  ...memorySubjects(
-    (options) => new ShardedArtifactService(memoryShards(options), { strategy: "shared" }),
-  ),
-  ...strength(50),
-});
-describeArtifactService("sharded (exact_scope, memory)", {
-  create: async () => ({ service: new ShardedArtifactService(memoryShards()) }),
-  ...strength(50),
-});
+function describePackageAdapters() {
+  describeArtifactService("memory", { ...memorySubjects(), ...strength(MATRIX_RUNS.memory) });
 
-// Durable adapters: their own packages run the kit at full strength on Node 20 in `npm test`,
-// with the subjects they export, and the Node 22/24/26 passes run them here, with the
-// matrix's wiring; a light pass of them here on Node 20 as well proved nothing new and cost
-// about half this file's time through the emulators (issue 32). `MATRIX_PASS=full` runs them.
-if (matrixPass !== "default") describeDurableAdapters();
+  // The router over memory: shared (the worker's quotas are global, so the small ones apply)
+  // and exact scope (quotas per shard; see packages/sharded/test for its bounded subject).
+  describeArtifactService("sharded (shared, memory)", {
+    ...memorySubjects(
+      (options) => new ShardedArtifactService(memoryShards(options), { strategy: "shared" }),
+    ),
+    ...strength(50),
+  });
+  describeArtifactService("sharded (exact_scope, memory)", {
+    create: async () => ({ service: new ShardedArtifactService(memoryShards()) }),
+    ...strength(50),
+  });
 
-function describeDurableAdapters() {
   describeArtifactService("fs", { ...fsSubjects(), ...strength(MATRIX_RUNS.fs) });
 
   // Through an emulator on a loaded machine a law can take minutes, not the default two.
