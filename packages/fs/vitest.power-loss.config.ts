@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/power-loss/**/*.test.ts"],
+    // Hang limits; the trials set theirs per trial (power-loss.test.ts).
     testTimeout: 300_000,
     hookTimeout: 120_000,
   },

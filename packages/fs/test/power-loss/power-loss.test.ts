@@ -39,6 +39,14 @@ afterAll(async () => {
   await crashfs?.stop();
 });
 
+/**
+ * A hang limit, not a speed bound: a minute per trial (one takes well under a second on a
+ * quiet machine). A fixed limit for the whole run failed a loaded CI run: 200 trials beside
+ * npm test passed 300 s, and the trial cut off mid-way left the mount to the next test.
+ */
+const TRIAL_HANG_MS = 60_000;
+const hangLimit = (trials: number) => trials * TRIAL_HANG_MS;
+
 async function runTrials(mode: CutMode, seeds: readonly number[]): Promise<TrialResult[]> {
   const results: TrialResult[] = [];
   for (const seed of seeds) results.push(await runTrial(crashfs, mode, seed));
@@ -107,6 +115,7 @@ describe.each(["drop", "subset"] as const)("power cuts, %s mode", (mode) => {
         expect(deletes.reduce((sum, n) => sum + n, 0)).toBeGreaterThan(TRIALS / 20);
       }
     },
+    hangLimit(seedsFor(mode).length),
   );
 });
 
@@ -129,5 +138,6 @@ describe("the harness can fail", () => {
         testOnlySwitches.skipFsync = false;
       }
     },
+    hangLimit(20),
   );
 });
