@@ -310,44 +310,53 @@ export class UploadRetryIgnoresMetadata extends ForwardingService {
   }
 }
 
+/** Runs every operation that takes options through `around(options, call)`. */
+abstract class AroundEveryCall extends ForwardingService {
+  protected abstract around<T>(options: unknown, run: () => Promise<T>): Promise<T>;
+  override put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions) {
+    return this.around(options, () => super.put(scope, name, data, options));
+  }
+  override get(scope: Scope, name: string, options?: GetOptions) {
+    return this.around(options, () => super.get(scope, name, options));
+  }
+  override head(scope: Scope, name: string, options?: GetOptions) {
+    return this.around(options, () => super.head(scope, name, options));
+  }
+  override delete(scope: Scope, name: string, selector: DeleteSelector, options?: RequestOptions) {
+    return this.around(options, () => super.delete(scope, name, selector, options));
+  }
+  override listNames(scope: Scope, options?: ListNamesOptions) {
+    return this.around(options, () => super.listNames(scope, options));
+  }
+  override listVersions(scope: Scope, name: string, options?: ListVersionsOptions) {
+    return this.around(options, () => super.listVersions(scope, name, options));
+  }
+  override list(scope: Scope, options?: RequestOptions) {
+    return this.around(options, () => super.list(scope, options));
+  }
+  override listScopes(options?: ListScopesOptions) {
+    return this.around(options, () => super.listScopes(options));
+  }
+  override openUpload(scope: Scope, name: string, options?: UploadOptions) {
+    return this.around(options, () => super.openUpload(scope, name, options));
+  }
+  override openDownload(scope: Scope, name: string, options?: DownloadOptions) {
+    return this.around(options, () => super.openDownload(scope, name, options));
+  }
+}
+
 /** A caller's own abort reason (anything but the DOMException abort() makes) is thrown as is. */
-export class RethrowsCustomAbortReason extends ForwardingService {
-  static async #call<T>(options: RequestOptions | undefined, run: () => Promise<T>): Promise<T> {
+export class RethrowsCustomAbortReason extends AroundEveryCall {
+  protected async around<T>(options: unknown, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      const reason: unknown = options?.signal?.reason;
-      if (
-        isArtifactError(error, "aborted") &&
-        options?.signal?.aborted &&
-        !(reason instanceof DOMException)
-      )
+      const signal = (options as RequestOptions | undefined)?.signal;
+      const reason: unknown = signal?.reason;
+      if (isArtifactError(error, "aborted") && signal?.aborted && !(reason instanceof DOMException))
         throw reason;
       throw error;
     }
-  }
-  override put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions) {
-    return RethrowsCustomAbortReason.#call(options, () => super.put(scope, name, data, options));
-  }
-  override get(scope: Scope, name: string, options?: GetOptions) {
-    return RethrowsCustomAbortReason.#call(options, () => super.get(scope, name, options));
-  }
-  override head(scope: Scope, name: string, options?: GetOptions) {
-    return RethrowsCustomAbortReason.#call(options, () => super.head(scope, name, options));
-  }
-  override delete(scope: Scope, name: string, selector: DeleteSelector, options?: RequestOptions) {
-    return RethrowsCustomAbortReason.#call(options, () =>
-      super.delete(scope, name, selector, options),
-    );
-  }
-  override listNames(scope: Scope, options?: ListNamesOptions) {
-    return RethrowsCustomAbortReason.#call(options, () => super.listNames(scope, options));
-  }
-  override listVersions(scope: Scope, name: string, options?: ListVersionsOptions) {
-    return RethrowsCustomAbortReason.#call(options, () => super.listVersions(scope, name, options));
-  }
-  override list(scope: Scope, options?: RequestOptions) {
-    return RethrowsCustomAbortReason.#call(options, () => super.list(scope, options));
   }
 }
 
@@ -404,47 +413,12 @@ export class EmptyPutsBindNoKey extends ForwardingService {
 }
 
 /** An option given as `undefined` (a spread of an optional field) is refused, not left out. */
-export class RejectsUndefinedOptionValues extends ForwardingService {
-  static async #call<T>(options: unknown, run: () => Promise<T>): Promise<T> {
+export class RejectsUndefinedOptionValues extends AroundEveryCall {
+  protected async around<T>(options: unknown, run: () => Promise<T>): Promise<T> {
     if (options !== null && typeof options === "object") {
       for (const [key, value] of Object.entries(options))
         if (value === undefined) throw invalidArgument(key, "must not be undefined");
     }
     return run();
-  }
-  override put(scope: Scope, name: string, data: Uint8Array, options?: PutOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () => super.put(scope, name, data, options));
-  }
-  override get(scope: Scope, name: string, options?: GetOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () => super.get(scope, name, options));
-  }
-  override head(scope: Scope, name: string, options?: GetOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () => super.head(scope, name, options));
-  }
-  override delete(scope: Scope, name: string, selector: DeleteSelector, options?: RequestOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () =>
-      super.delete(scope, name, selector, options),
-    );
-  }
-  override listNames(scope: Scope, options?: ListNamesOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () => super.listNames(scope, options));
-  }
-  override listVersions(scope: Scope, name: string, options?: ListVersionsOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () =>
-      super.listVersions(scope, name, options),
-    );
-  }
-  override listScopes(options?: ListScopesOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () => super.listScopes(options));
-  }
-  override openUpload(scope: Scope, name: string, options?: UploadOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () =>
-      super.openUpload(scope, name, options),
-    );
-  }
-  override openDownload(scope: Scope, name: string, options?: DownloadOptions) {
-    return RejectsUndefinedOptionValues.#call(options, () =>
-      super.openDownload(scope, name, options),
-    );
   }
 }
