@@ -79,7 +79,7 @@ async function callerInputsAreCopied({ service }: LawContext) {
   }
 }
 
-/** Records returned by put, get, head, listVersions, list and listNames are the caller's own. */
+/** Records returned by put, get, head, listVersions, list, listNames and listScopes are the caller's own. */
 async function returnedRecordsAreNotShared({ service }: LawContext) {
   const scope = freshScope("returned-records");
   const first = await putAndScribble(service, scope, 2048, "after put resolved");
