@@ -20,6 +20,7 @@ import {
   NormalizesScopeIds,
   UploadRetryPublishesTwice,
 } from "./domain.js";
+import { FIFTH_ROUND_MUTANTS } from "./fifth-round.js";
 import {
   ForgetsKeysOfEmptiedNames,
   JudgesPayloadBeforeDeletion,
@@ -418,4 +419,5 @@ export const MUTANTS: readonly Mutant[] = [
     name: "quota_exceeded names the wrong bound",
     make: (o) => new QuotaNamesTheWrongBound(memory(o)),
   },
+  ...FIFTH_ROUND_MUTANTS,
 ];

@@ -16,9 +16,11 @@ import { lifecycleLaws } from "./checks/lifecycle.js";
 import { linearizabilityLaws } from "./checks/linearizable.js";
 import { maintenanceLaws } from "./checks/maintenance.js";
 import { modelLaws } from "./checks/model.js";
+import { optionLaws } from "./checks/options.js";
 import { prefixLaws } from "./checks/prefix.js";
 import { quotaLaws } from "./checks/quotas.js";
 import { raceLaws } from "./checks/races.js";
+import { readLaws } from "./checks/reads.js";
 import { retryLaws } from "./checks/retries.js";
 import { scaleLaws } from "./checks/scale.js";
 import { scopeListingLaws } from "./checks/scope-listing.js";
@@ -49,9 +51,11 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...scopeListingLaws,
   ...validationLaws,
   ...validationOpsLaws,
+  ...optionLaws,
   ...valueLaws,
   ...inputLaws,
   ...basicLaws,
+  ...readLaws,
   ...boundLaws,
   ...quotaLaws,
   ...boundRaceLaws,

@@ -196,4 +196,9 @@ export const LOOKALIKE_IDS: readonly string[] = Object.freeze([
   "AB",
   "stra\u00dfe",
   "strasse",
+  // Invisible characters a sanitizer drops: zero-width space, joiner, word joiner, BOM.
+  "re\u200bport",
+  "re\u200dport",
+  "rep\u2060ort",
+  "\ufeffreport",
 ]);

@@ -1,3 +1,4 @@
+import { allScopes } from "../../pages.js";
 import type { ArtifactService, JsonObject, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
@@ -78,7 +79,7 @@ async function callerInputsAreCopied({ service }: LawContext) {
   }
 }
 
-/** Records returned by put, get, head, listVersions, list and listNames are the caller's own. */
+/** Records returned by put, get, head, listVersions, list, listNames and listScopes are the caller's own. */
 async function returnedRecordsAreNotShared({ service }: LawContext) {
   const scope = freshScope("returned-records");
   const first = await putAndScribble(service, scope, 2048, "after put resolved");
@@ -96,8 +97,15 @@ async function returnedRecordsAreNotShared({ service }: LawContext) {
     ["list", () => service.list({ ...scope })],
     ["listNames", () => service.listNames({ ...scope })],
   ];
+  const level = { kind: "session", app: scope.app, user: scope.user } as const;
+  reads.push(["listScopes page", () => service.listScopes({ ...level })]);
   for (const [what, read] of reads) {
     for (let time = 0; time < 2; time++) scribble(await read());
+    expectEqual(
+      await allScopes(service, level),
+      [scope],
+      `listScopes after scribbling on a ${what}`,
+    );
     await expectStoredUnchanged(service, scope, first, `after scribbling on a ${what}`);
     await expectStoredUnchanged(service, scope, second, `after scribbling on a ${what}`);
     expectEqual(
@@ -116,7 +124,7 @@ export const aliasingLaws = [
   ),
   check(
     "aliasing",
-    "records returned by put, get, head, listVersions, list and listNames are not shared with the store",
+    "records returned by put, get, head, listVersions, list, listNames and listScopes are not shared with the store",
     returnedRecordsAreNotShared,
   ),
 ];

@@ -6,6 +6,7 @@ import { freshScope } from "../arbitraries.js";
 import { type CheckOutcome, check, type LawContext, skip } from "../check.js";
 import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
 import { readAllNames, readAllVersions } from "../observe.js";
+import { expectScopeUnlisted } from "./options.js";
 
 // Declared bounds are driven to their edge: exactly the bound succeeds, one more fails
 // with the declared error and writes nothing. Bounds too large to reach cheaply are
@@ -214,11 +215,14 @@ async function driveBound(
   for (const [key, value] of Object.entries(spec.detail)) {
     expectEqual(error.detail[key], value, `detail.${key} of the ${spec.code} error`);
   }
+  expectEqual(error.detail.bound, bound, `detail.bound of the ${spec.code} error`);
   expectEqual(
     await readAllVersions(service, over.scope, over.name),
     before,
     "the rejected put wrote nothing",
   );
+  if (plan.newScopes)
+    await expectScopeUnlisted(service, over.scope, `a put beyond ${spec.bound} into a new scope`);
   // Quotas count what is live, so a delete frees room; capacity ceilings count what was
   // ever allocated (versions are never reused), so they stay reached.
   if (spec.code !== "quota_exceeded" || !last) return undefined;
@@ -269,10 +273,15 @@ async function artifactSizeIsExact({ service }: LawContext) {
     return skip(`maxArtifactBytes = ${bound} is too large for a test; pass createBounded`);
   const scope = freshScope("artifact-size");
   await service.put(scope, "big", new Uint8Array(bound));
-  await expectArtifactError(
+  const tooLarge = (await expectArtifactError(
     () => service.put(scope, "big", new Uint8Array(bound + 1)),
     "artifact_too_large",
     "a put one byte over maxArtifactBytes",
+  )) as ArtifactError;
+  expectEqual(
+    [tooLarge.detail.limit, tooLarge.detail.bound],
+    [quotaLimitCode("maxArtifactBytes"), bound],
+    "detail.limit and detail.bound of the artifact_too_large error",
   );
   expectEqual(
     (await readAllVersions(service, scope, "big")).length,
@@ -299,6 +308,7 @@ async function boundCountsDataOnly(service: ArtifactService, bound: number): Pro
     "artifact_too_large",
     "a described put one byte over maxArtifactBytes",
   );
+  await expectScopeUnlisted(service, scope, "a put refused as too large into a new scope");
   const meta = await service.put(scope, "big", new Uint8Array(bound), options);
   expectEqual(
     [meta.version, meta.size],

@@ -67,6 +67,9 @@ async function retryReturnsTheFirstVersion({ service }: LawContext) {
     "detail.version of the not_found",
   );
   expectEqual(await versionsOf(service, scope), [other.version], "versions after that retry");
+  const empty = await service.put(scope, "empty", new Uint8Array(0), { idempotencyKey: KEY });
+  const emptyAgain = await service.put(scope, "empty", new Uint8Array(0), { idempotencyKey: KEY });
+  expectSameRecord(emptyAgain, empty, "a retry of a keyed put of 0 bytes");
 }
 
 /** A different payload (bytes, mimeType or metadata) under a bound key is refused. */
@@ -247,7 +250,7 @@ async function concurrentPutsPublishOnce({ hooks, fresh }: LawContext) {
 export const idempotencyLaws = [
   check(
     "idempotency",
-    "a retry with the same key in the same scope and name returns the first version and writes nothing",
+    "a retry with the same key in the same scope and name returns the first version and writes nothing, for 0 bytes too",
     retryReturnsTheFirstVersion,
   ),
   check(

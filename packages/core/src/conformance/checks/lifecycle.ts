@@ -65,6 +65,23 @@ async function closeRefusesEverything({ service }: LawContext) {
     ["listNames", () => service.listNames(scope)],
     ["listVersions", () => service.listVersions(scope, "x")],
     ["list", () => service.list(scope)],
+    ["listScopes", () => service.listScopes()],
+    // A closed service refuses before it looks at the arguments: bad ones are closed too.
+    ["put of a bad name", () => service.put(scope, "a/../b", new Uint8Array([1]))],
+    [
+      "put of bad metadata",
+      () => service.put(scope, "x", new Uint8Array([1]), { metadata: [] as never }),
+    ],
+    ["get of a bad version", () => service.get(scope, "x", { version: 0 })],
+    ["head of a bad scope", () => service.head({ kind: "app" } as never, "x")],
+    ["delete of a bad selector", () => service.delete(scope, "x", "none" as never)],
+    ["listNames with a bad limit", () => service.listNames(scope, { limit: 0 })],
+    [
+      "listVersions with an unknown option",
+      () => service.listVersions(scope, "x", { page: 1 } as never),
+    ],
+    ["list of a bad scope", () => service.list({ kind: "user", app: "a" } as never)],
+    ["listScopes of a bad kind", () => service.listScopes({ kind: "team" } as never)],
   ];
   if (hasTransfer(service)) {
     calls.push(["openUpload", () => service.openUpload(scope, "y")]);

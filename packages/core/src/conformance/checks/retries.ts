@@ -46,6 +46,16 @@ async function uploadRetriesPublishOnce({ transfer }: LawContext) {
     ["invalid_argument"],
     "an upload with other bytes under the bound key",
   );
+  for (const [what, other] of [
+    ["metadata", { ...options, metadata: { n: 2 } }],
+    ["mimeType", { ...options, mimeType: "text/csv" }],
+  ] as const) {
+    await expectFails(
+      () => uploadChunks(transfer, scope, chunksOf(data), other),
+      ["invalid_argument"],
+      `an upload with the same bytes and another ${what} under the bound key`,
+    );
+  }
   const racing = await Promise.allSettled(
     Array.from({ length: 4 }, () => uploadChunks(transfer, scope, chunksOf(data), options)),
   );

@@ -62,6 +62,11 @@ async function latestAfterEveryKindOfDelete({ service }: LawContext) {
   await expectEveryViewAgrees(service, model, scope, NAME, "after six puts");
   const top = model.highWater(scope, NAME);
   await step("after deleting the top version by number", top);
+  await expectArtifactError(
+    () => service.delete(scope, NAME, top),
+    "not_found",
+    "a second delete of the version just deleted",
+  );
   await step("after deleting the next top version by number", top - 1);
   await step('after delete("latest")', "latest");
   await step(
@@ -77,6 +82,13 @@ async function latestAfterEveryKindOfDelete({ service }: LawContext) {
     await putTracked(service, model, scope, 8, 20 + round);
     await expectEveryViewAgrees(service, model, scope, NAME, `after puts in round ${round + 2}`);
     await step(`after delete("all") in round ${round + 2}`, "all");
+  }
+  for (const selector of ["all", "latest", top] as const) {
+    await expectArtifactError(
+      () => service.delete(scope, NAME, selector),
+      "not_found",
+      `delete(${JSON.stringify(selector)}) of a name with nothing live`,
+    );
   }
 }
 
@@ -157,7 +169,7 @@ async function manyVersionsOfOneName({ service }: LawContext) {
 export const stateLaws = [
   check(
     "state",
-    "latest is the highest live version after top versions are deleted by number; head, get, listVersions and list agree after every kind of delete",
+    "latest is the highest live version after top versions are deleted by number; head, get, listVersions and list agree after every kind of delete; a delete that finds nothing live is not_found",
     latestAfterEveryKindOfDelete,
   ),
   check(

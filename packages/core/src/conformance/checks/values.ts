@@ -187,12 +187,12 @@ export const valueLaws = [
   ),
   check(
     "values",
-    "names that differ only by case, whitespace or Unicode normalization are different artifacts",
+    "names that differ only by case, whitespace or Unicode normalization, or by an invisible character, are different artifacts",
     lookalikeNamesAreDistinct,
   ),
   check(
     "values",
-    "app, user and session ids that differ only by case, whitespace or Unicode normalization are different scopes",
+    "app, user and session ids that differ only by case, whitespace or Unicode normalization, or by an invisible character, are different scopes",
     lookalikeScopesAreDistinct,
   ),
 ];
