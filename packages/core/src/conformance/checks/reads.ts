@@ -41,9 +41,11 @@ async function latestPastAPage({ service }: LawContext) {
   if (page > 200)
     return skip(`maxPageLimit = ${page} is too many versions to put; pass createBounded`);
   const count = page + 2;
-  const room = capabilities.quotas.bounds.maxScopeArtifacts;
-  if (room !== undefined && room < count)
-    return skip(`maxScopeArtifacts = ${room} holds fewer than ${count} versions`);
+  const { maxScopeArtifacts, maxVersionsPerName } = capabilities.quotas.bounds;
+  for (const [bound, room] of Object.entries({ maxScopeArtifacts, maxVersionsPerName })) {
+    if (room !== undefined && room < count)
+      return skip(`${bound} = ${room} holds fewer than ${count} versions`);
+  }
   const scope = freshScope("latest-past-a-page");
   for (let i = 1; i <= count; i++) await service.put(scope, NAME, Uint8Array.of(i & 0xff));
   await expectLatest(service, scope, count, `${count} versions, maxPageLimit ${page}`);
@@ -57,15 +59,16 @@ async function latestPastAPage({ service }: LawContext) {
 /** A read of latest racing a delete of latest answers the top or the one below it, never not_found. */
 async function latestRacingADelete({ service }: LawContext) {
   const scope = freshScope("latest-racing-delete");
-  let top = 0;
-  for (let i = 0; i < 2; i++)
-    top = (await service.put(scope, NAME, Uint8Array.of(top + 1))).version;
+  // Each turn deletes the top and puts a new one: the live versions are the first and the top.
+  const live: number[] = [];
+  for (let i = 0; i < 2; i++) live.push((await service.put(scope, NAME, Uint8Array.of(i))).version);
   for (let turns = 0; turns < 12; turns++) {
-    const below = top - 1;
+    const [below, top] = live.slice(-2) as [number, number];
     const read = turns % 2 === 0 ? service.get(scope, NAME) : service.head(scope, NAME);
     for (let i = 0; i < turns >> 1; i++) await Promise.resolve();
     const deleted = service.delete(scope, NAME, "latest");
-    const [outcome] = await Promise.allSettled([read, deleted]);
+    const [outcome, deletion] = await Promise.allSettled([read, deleted]);
+    if (deletion.status === "rejected") throw deletion.reason;
     if (outcome.status === "rejected") {
       const what = isArtifactError(outcome.reason) ? outcome.reason.code : String(outcome.reason);
       fail(
@@ -76,7 +79,8 @@ async function latestRacingADelete({ service }: LawContext) {
       outcome.value.version === top || outcome.value.version === below,
       `a read of latest racing delete("latest"): expected version ${top} or ${below}, got ${outcome.value.version}`,
     );
-    top = (await service.put(scope, NAME, Uint8Array.of((top + 1) & 0xff))).version;
+    live.pop();
+    live.push((await service.put(scope, NAME, Uint8Array.of(turns & 0xff))).version);
   }
   return undefined;
 }
