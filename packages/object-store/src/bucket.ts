@@ -59,7 +59,9 @@ export interface ObjectBucket {
    * "/"), as S3's CommonPrefixes and GCS's prefixes are. `cursor` continues a listing the
    * previous page's `cursor` came from (same request otherwise); a page without `cursor` is
    * the last. A backend without a native `startAfter`/`endBefore` emulates them (skips,
-   * filters and ends the listing): the answer must be as specified.
+   * filters and ends the listing): the answer must be as specified. The protocol's keys are
+   * ASCII (layout.ts), on which byte and UTF-16 order agree (Azurite lists by UTF-16). Held
+   * against each real server by the listing laws (bucket-listing-laws.ts).
    */
   list(deadline: Deadline, request: ListRequest): Promise<ListPage>;
 

@@ -89,14 +89,15 @@ export class MemoryBucket implements ObjectBucket {
       .filter((key) => startAfter === undefined || Buffer.compare(b(key), b(startAfter)) > 0)
       .filter((key) => endBefore === undefined || Buffer.compare(b(key), b(endBefore)) < 0)
       .sort((x, y) => Buffer.compare(b(x), b(y)));
-    // Entries: objects, and with a delimiter one rolled-up prefix per group.
+    // Entries: objects, and with a delimiter one rolled-up prefix per group, listed when the
+    // prefix itself sorts after startAfter, as S3, GCS and Azure do.
     const entries: { key: string; prefix?: string }[] = [];
     for (const key of keys) {
       const slash = delimiter ? key.indexOf(delimiter, prefix.length) : -1;
+      const group = key.slice(0, slash + 1);
       if (slash < 0) entries.push({ key });
-      else if (entries.at(-1)?.prefix !== key.slice(0, slash + 1)) {
-        entries.push({ key, prefix: key.slice(0, slash + 1) });
-      }
+      else if (startAfter !== undefined && Buffer.compare(b(group), b(startAfter)) <= 0) continue;
+      else if (entries.at(-1)?.prefix !== group) entries.push({ key, prefix: group });
     }
     const from = request.cursor === undefined ? 0 : Number(request.cursor);
     const page = entries.slice(from, from + request.maxKeys);
