@@ -7,7 +7,7 @@
 // (see readme-snippets.mjs), and every README's ```sh session blocks run in order as one
 // bash session in a scratch directory (see readme-sessions.mjs). Last, the third-party
 // adapter example runs the conformance kit against the packed core.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -20,6 +20,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
 import { proveReadmeSessions } from "./readme-sessions.mjs";
 import { proveReadmeSnippets } from "./readme-snippets.mjs";
 
@@ -126,20 +127,30 @@ const work = mkdtempSync(join(tmpdir(), "artifact-kit-smoke-"));
 const started = Date.now();
 let failures = 0;
 
-/** Runs one step and prints its outcome (and what a program said); returns whether it passed. */
-function step(label, action) {
+/**
+ * Runs one step and records its outcome (and what a program said) in `log`, the lines of a
+ * project printed together when it is done, or prints it at once without one; resolves to
+ * whether it passed.
+ */
+async function step(label, action, log = undefined) {
   const t0 = Date.now();
-  process.stdout.write(`  ${label} … `);
+  const lines = [];
   try {
-    const output = action();
+    const output = await action();
     const said = typeof output === "string" && output.trim() ? `: ${output.trim()}` : "";
-    console.log(`ok (${((Date.now() - t0) / 1000).toFixed(1)}s)${said}`);
+    lines.push(`  ${label} … ok (${((Date.now() - t0) / 1000).toFixed(1)}s)${said}`);
     return true;
   } catch (error) {
     failures += 1;
-    console.log("FAILED");
-    console.log(String(error.stdout ?? ""), String(error.stderr ?? error.message));
+    lines.push(
+      `  ${label} … FAILED`,
+      String(error.stdout ?? ""),
+      String(error.stderr ?? error.message),
+    );
     return false;
+  } finally {
+    if (log) log.push(...lines);
+    else console.log(lines.join("\n"));
   }
 }
 
@@ -160,9 +171,28 @@ function programEnvironment() {
 
 const run = (command, args, cwd) =>
   execFileSync(command, args, { cwd, env: programEnvironment(), stdio: "pipe", encoding: "utf8" });
+/** `run` without blocking: the smoke projects are proven a few at a time. */
+const runAsync = (command, args, cwd) =>
+  promisify(execFile)(command, args, {
+    cwd,
+    env: programEnvironment(),
+    encoding: "utf8",
+    maxBuffer: 64 * 2 ** 20,
+  }).then(({ stdout }) => stdout);
 
-const nodeCommand = (version) =>
-  version === process.versions.node.split(".")[0] ? ["node"] : ["npx", "-y", `node@${version}`];
+/**
+ * The node binary of each Node version the programs run on: this one, and every other fetched
+ * once by npx (into its cache) and run directly, which spares a second of npx per program run.
+ * One at a time: two fetches of one Node into npx's cache collide.
+ */
+const nodeBinaries = Object.fromEntries(
+  ALL_NODES.map((version) => [
+    version,
+    version === process.versions.node.split(".")[0]
+      ? process.execPath
+      : run("npx", ["-y", `node@${version}`, "-p", "process.execPath"], tmpdir()).trim(),
+  ]),
+);
 
 const publishable = readdirSync(join(root, "packages"))
   .map((dir) => ({
@@ -180,7 +210,7 @@ const selected = publishable.filter(({ dir }) => only.length === 0 || only.inclu
 console.log(`Packing ${publishable.length} packages into ${work}`);
 const tarballs = {};
 for (const { dir, manifest } of publishable) {
-  step(`${manifest.name}: pack, and ship no tests`, () => {
+  await step(`${manifest.name}: pack, and ship no tests`, () => {
     const before = new Set(readdirSync(work));
     run(
       "node",
@@ -196,7 +226,7 @@ for (const { dir, manifest } of publishable) {
     );
     if (stray.length > 0) throw new Error(`the tarball ships test files: ${stray.join(", ")}`);
   });
-  step(`${manifest.name}: LICENSE, links, files entries and source maps`, () =>
+  await step(`${manifest.name}: LICENSE, links, files entries and source maps`, () =>
     checkPackageHygiene(dir, manifest, tarballs[manifest.name]),
   );
 }
@@ -261,7 +291,8 @@ const TSCONFIG = {
 };
 
 /** Installs the package from its tarball beside `peers` and compiles its smoke program. */
-function prepareProject(project, dir, manifest, { peers, oldestTypeScript, skipLibCheck }) {
+async function prepareProject(project, dir, manifest, variant, log) {
+  const { peers, oldestTypeScript, skipLibCheck } = variant;
   mkdirSync(join(project, "src"), { recursive: true });
   writeFileSync(
     join(project, "package.json"),
@@ -291,34 +322,59 @@ function prepareProject(project, dir, manifest, { peers, oldestTypeScript, skipL
     : TSCONFIG;
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify(tsconfig));
   return (
-    step("smoke program exists", () =>
-      cpSync(join(root, "scripts/smoke", `${dir}.ts`), join(project, "src/smoke.ts")),
-    ) &&
-    step("npm install from the tarball", () =>
-      run("npm", ["install", "--no-audit", "--no-fund"], project),
-    ) &&
-    step(`type-check with TypeScript ${oldestTypeScript}`, () =>
-      run("node", ["node_modules/typescript-oldest/bin/tsc", "-p", ".", "--noEmit"], project),
-    ) &&
-    step("type-check and emit with TypeScript 7", () =>
-      run("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),
-    )
+    (await step(
+      "smoke program exists",
+      () => cpSync(join(root, "scripts/smoke", `${dir}.ts`), join(project, "src/smoke.ts")),
+      log,
+    )) &&
+    // --prefer-offline: the packages' dependencies overlap, and npm's cache already holds
+    // most of them after the first projects (the README proofs install the same way).
+    (await step(
+      "npm install from the tarball",
+      () => runAsync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], project),
+      log,
+    )) &&
+    (await step(
+      `type-check with TypeScript ${oldestTypeScript}`,
+      () =>
+        runAsync(
+          "node",
+          ["node_modules/typescript-oldest/bin/tsc", "-p", ".", "--noEmit"],
+          project,
+        ),
+      log,
+    )) &&
+    (await step(
+      "type-check and emit with TypeScript 7",
+      () => runAsync("node", ["node_modules/typescript/bin/tsc", "-p", "."], project),
+      log,
+    ))
   );
 }
 
-for (const { dir, manifest } of readmesOnly ? [] : selected) {
-  for (const variant of VARIANTS[dir] ?? DEFAULT_VARIANTS) {
-    console.log(`${manifest.name}${variant.label ? ` with ${variant.label}` : ""}`);
+/** Each package's smoke projects, SMOKE_CONCURRENCY at a time, each one's lines printed together. */
+const SMOKE_CONCURRENCY = 3;
+const smokeProjects = (readmesOnly ? [] : selected).flatMap(({ dir, manifest }) =>
+  (VARIANTS[dir] ?? DEFAULT_VARIANTS).map((variant) => ({ dir, manifest, variant })),
+);
+const proveSmokeProjects = async () => {
+  for (let next = smokeProjects.shift(); next; next = smokeProjects.shift()) {
+    const { dir, manifest, variant } = next;
+    const log = [`${manifest.name}${variant.label ? ` with ${variant.label}` : ""}`];
     const project = join(work, `project-${dir}-${variant.nodes.join("-")}`);
-    if (!prepareProject(project, dir, manifest, variant)) continue;
-    for (const version of variant.nodes) {
-      step(`run on Node ${version}`, () => {
-        const [command, ...args] = nodeCommand(version);
-        return run(command, [...args, "dist/smoke.js"], project);
-      });
+    if (await prepareProject(project, dir, manifest, variant, log)) {
+      for (const version of variant.nodes) {
+        await step(
+          `run on Node ${version}`,
+          () => runAsync(nodeBinaries[version], ["dist/smoke.js"], project),
+          log,
+        );
+      }
     }
+    console.log(log.join("\n"));
   }
-}
+};
+await Promise.all(Array.from({ length: SMOKE_CONCURRENCY }, proveSmokeProjects));
 
 /** A README's install line as dependencies: our packages from their tarballs, others by range. */
 function installLineDependencies(manifest, install) {
@@ -333,13 +389,13 @@ function installLineDependencies(manifest, install) {
 }
 
 console.log("README snippets, each from exactly its install line");
-const readmes = selected.flatMap(({ dir, manifest }) => {
+const readmes = [];
+for (const { dir, manifest } of selected) {
   const path = join(root, "packages", dir, "README.md");
-  if (step(`${manifest.name} has a README`, () => existsSync(path) || fail("no README.md"))) {
-    return [{ dir, name: manifest.name, markdown: readFileSync(path, "utf8") }];
+  if (await step(`${manifest.name} has a README`, () => existsSync(path) || fail("no README.md"))) {
+    readmes.push({ dir, name: manifest.name, markdown: readFileSync(path, "utf8") });
   }
-  return [];
-});
+}
 const manifests = Object.fromEntries(selected.map(({ dir, manifest }) => [dir, manifest]));
 failures += await proveReadmeSnippets({
   work,
@@ -377,23 +433,25 @@ function fail(message) {
   throw new Error(message);
 }
 
-if (!readmesOnly && selected.some(({ dir }) => dir === "core")) proveThirdPartyExample();
+if (!readmesOnly && selected.some(({ dir }) => dir === "core")) await proveThirdPartyExample();
 
 /** The example adapter of conformance/, against the packed core. */
-function proveThirdPartyExample() {
+async function proveThirdPartyExample() {
   console.log("third-party adapter example (depends on the packed core only)");
   const example = join(work, "third-party-example");
   cpSync(join(root, "conformance/third-party-example"), example, { recursive: true });
   const exampleManifest = JSON.parse(readFileSync(join(example, "package.json"), "utf8"));
   exampleManifest.dependencies["@artifact-kit/core"] = fileSpec("@artifact-kit/core");
   writeFileSync(join(example, "package.json"), JSON.stringify(exampleManifest));
-  step("npm install", () => run("npm", ["install", "--no-audit", "--no-fund"], example)) &&
-    step("type-check", () =>
+  (await step("npm install", () =>
+    run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], example),
+  )) &&
+    (await step("type-check", () =>
       run("node", ["node_modules/typescript/bin/tsc", "-p", "."], example),
-    ) &&
-    step("conformance kit from its own vitest config", () =>
+    )) &&
+    (await step("conformance kit from its own vitest config", () =>
       run("npx", ["vitest", "run"], example),
-    );
+    ));
 }
 
 rmSync(work, { recursive: true, force: true });
