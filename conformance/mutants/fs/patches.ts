@@ -3,22 +3,45 @@ import type { PatchedMutantSpec } from "../patched/build.js";
 // Patched copies of the real fs adapter (built by ../patched/build.ts): each replaces exact
 // source text in files of packages/fs/src.
 
+/** store.ts imports rm, for the copies that remove a reservation file. */
+const IMPORT_RM = {
+  file: "store.ts",
+  find: 'import { randomUUID } from "node:crypto";',
+  replace: 'import { randomUUID } from "node:crypto";\nimport { rm } from "node:fs/promises";',
+};
+
 export const FS_MUTANTS: readonly PatchedMutantSpec[] = [
   {
     slug: "delete-all-resets-high-water",
+    // Another handle's stale allocation hint is what reuses the number: the handles family's
+    // fixed case reaches it at once (before, the concurrent or random puts through two handles
+    // caught it only by chance).
+    group: "handles",
     bug: 'delete("all") removes the reservations and forgets the high-water: versions are reused',
     patches: [
-      {
-        file: "store.ts",
-        find: 'import { randomUUID } from "node:crypto";',
-        replace:
-          'import { randomUUID } from "node:crypto";\nimport { rm } from "node:fs/promises";',
-      },
+      IMPORT_RM,
       {
         file: "store.ts",
         find: "for (const version of entombed) await dropDeleted(dir, version);",
         replace:
           "for (const version of entombed) {\n        await dropDeleted(dir, version);\n        await rm(join(dir, `${version}.r`), { force: true });\n      }\n      this.#allocator.clear();",
+      },
+    ],
+  },
+  {
+    slug: "delete-by-number-drops-reservation",
+    // As the copy above, by a delete by number: no other fixed law puts through one handle
+    // above the other's last allocation and deletes that by number (the random two-handle
+    // sequences may, by chance).
+    group: "handles",
+    bug: "a delete by number removes the version's reservation: another handle whose allocation hint points there reuses the number",
+    patches: [
+      IMPORT_RM,
+      {
+        file: "store.ts",
+        find: "if (await unpublish(dir, request.selector, this.#config)) removed = 1;",
+        replace:
+          "if (await unpublish(dir, request.selector, this.#config)) {\n        removed = 1;\n        await rm(join(dir, `${request.selector}.r`), { force: true });\n      }",
       },
     ],
   },

@@ -2,11 +2,23 @@ import fc from "fast-check";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
-import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
+import {
+  ConformanceFailure,
+  expectArtifactError,
+  expectEqual,
+  expectTrue,
+  fail,
+} from "../expect.js";
 import { artifactCommands, MAX_COMMANDS } from "../generators.js";
 import { type HandlesHolder, ThroughHandleCommand, withHandles } from "../handles.js";
 import { ReferenceModel } from "../model.js";
-import { expectEveryViewAgrees, readAllNames, readAllVersions } from "../observe.js";
+import {
+  expectArtifact,
+  expectEveryViewAgrees,
+  expectRecord,
+  readAllNames,
+  readAllVersions,
+} from "../observe.js";
 import { seededBytes } from "../payload.js";
 import { expectNamesAtEverySize, fill, roomInOneScope, scaleNames, shuffled } from "../scale.js";
 import { putTracked } from "./state.js";
@@ -103,6 +115,76 @@ async function versionsNeverCollide(handles: readonly ArtifactService[]) {
     next.version > (sorted.at(-1) ?? 0),
     `a put through handle 1 after delete("all") through handle 0: version ${next.version} is not above ${sorted.at(-1)}`,
   );
+}
+
+/** How the handle that put above the other removes what it put, in a stale-allocation case. */
+type AboveRemoval = "all" | "latest" | "top" | "both by number";
+
+/**
+ * A handle that allocates from what it cached (a high-water hint, a latest, a counter) after
+ * the other handle put above it and then deleted: x puts, y puts above it, y deletes its put
+ * (delete "all", "latest", the top by number, or both versions by number, emptying the name),
+ * and x puts again. The new version is above every version ever handed out, and head(latest),
+ * get and listVersions through both handles show it as the model does. Each case is on a fresh
+ * scope, so each handle's first put there is its first sight of the name; both role orders.
+ */
+async function allocationAfterTheOtherDeleted(handles: readonly ArtifactService[]) {
+  const [a, b] = handles as [ArtifactService, ArtifactService];
+  const removals: AboveRemoval[] = ["all", "latest", "top", "both by number"];
+  const roles: [ArtifactService, ArtifactService, string][] = [
+    [b, a, "handle 1 puts, handle 0 puts above it"],
+    [a, b, "handle 0 puts, handle 1 puts above it"],
+  ];
+  let seed = 0;
+  for (const [x, y, order] of roles) {
+    for (const removal of removals) {
+      const scope = freshScope("handles-stale");
+      const model = new ReferenceModel();
+      const own = await putTracked(x, model, scope, 16, ++seed);
+      const above = await putTracked(y, model, scope, 24, ++seed);
+      if (removal === "both by number") {
+        await removeVersion(y, model, scope, own);
+        await removeVersion(y, model, scope, above);
+      } else {
+        await remove(y, model, scope, removal);
+      }
+      const step = `${order} and deletes (${removal}), then the first puts again`;
+      await putTracked(x, model, scope, 8, ++seed).catch((error: unknown) => {
+        if (error instanceof ConformanceFailure) fail(`${step}: ${error.message}`);
+        throw error;
+      });
+      await expectLatestThroughEach(handles, model, scope, step);
+    }
+  }
+}
+
+async function removeVersion(
+  service: ArtifactService,
+  model: ReferenceModel,
+  scope: Scope,
+  version: number,
+) {
+  model.delete(scope, NAME, version);
+  await service.delete(scope, NAME, version);
+}
+
+/** head(latest), get(latest) and listVersions through every handle, as the model has them. */
+async function expectLatestThroughEach(
+  handles: readonly ArtifactService[],
+  model: ReferenceModel,
+  scope: Scope,
+  step: string,
+) {
+  const latest = model.latest(scope, NAME);
+  if (!latest) fail(`${step}: the model has no latest version`);
+  const live = model.live(scope, NAME).map((v) => v.version);
+  for (const [h, handle] of handles.entries()) {
+    const seen = `${step}, seen through handle ${h}`;
+    expectRecord(await handle.head(scope, NAME), scope, NAME, latest, `${seen}: head latest`);
+    expectArtifact(await handle.get(scope, NAME), scope, NAME, latest, `${seen}: get latest`);
+    const listed = (await readAllVersions(handle, scope, NAME)).map((meta) => meta.version);
+    expectEqual(listed, live, `${seen}: listVersions`);
+  }
 }
 
 /** A key bound through one handle holds through the other, before and after its deletion. */
@@ -203,6 +285,12 @@ export const handleLaws = [
     "handles",
     "puts and deletes through one handle are seen by the other at once in head, get, listVersions, list and listNames",
     onTwoHandles(writesSeenAcrossHandles),
+    { needs: ["another"] },
+  ),
+  check(
+    "handles",
+    "a put through one handle after the other put above it and deleted that (all, latest, the top by number, the whole name) gets a version above every one handed out, latest through both",
+    onTwoHandles(allocationAfterTheOtherDeleted),
     { needs: ["another"] },
   ),
   check(
