@@ -145,6 +145,9 @@ export const FS_MUTANTS: readonly PatchedMutantSpec[] = [
   },
   {
     slug: "repair-ignores-grace",
+    // Only the maintenance family runs repair() beside puts in flight (README: "maintenance
+    // (only it)"): its laws alone run, and one of them must kill it.
+    group: "maintenance",
     bug: "repair() removes unpublished payloads whatever their age, including those of puts in flight",
     patches: [
       {
