@@ -1,8 +1,7 @@
 import { artifactServiceChecks, runChecks } from "@artifact-kit/core/conformance";
-import { fsSubjects } from "@artifact-kit/fs/testing";
 import { describe, expect, it } from "vitest";
 import { buildFsMutant } from "../mutants/fs/build.js";
-import { FS_MUTANTS, SURVIVING_FS_MUTANTS } from "../mutants/fs/patches.js";
+import { SURVIVING_FS_MUTANTS } from "../mutants/fs/patches.js";
 import { buildObjectStoreMutant } from "../mutants/object-store/build.js";
 import {
   OBJECT_STORE_MUTANTS,
@@ -14,31 +13,11 @@ import { MATRIX_RUNS } from "./adapters.js";
 import { matrixPostgresPool } from "./postgres.js";
 import { expectRejected, PATCHED_COPY_LIMIT_MS, PATCHED_COPY_RUNS } from "./rejects.js";
 
-// Patched copies of the real fs, object-store and postgres adapters, each broken in exactly
-// one way, must each fail a check at the matrix's settings (see ./rejects.ts); the memory
-// mutants are in ./mutants.test.ts.
+// Patched copies of the real postgres and object-store adapters, each broken in exactly one
+// way, must each fail a check at the matrix's settings (see ./rejects.ts); the fs copies are
+// in ./patched-fs.test.ts and the memory mutants in ./mutants.test.ts.
 
-describe("the conformance kit rejects every patched copy of a real adapter", () => {
-  // A patched copy runs the durable kit up to the first law that fails, which may be one of the
-  // last: 30 s on a quiet machine, over 300 s in a CI run at a load of 25. The limit is only
-  // for hangs (PATCHED_COPY_LIMIT_MS, well above the worst seen), not a bound on speed.
-  for (const spec of FS_MUTANTS) {
-    it(
-      `rejects the patched fs copy that ${spec.bug}`,
-      async () => {
-        const Service = await buildFsMutant(spec);
-        await expectRejected(
-          `fs ${spec.slug}`,
-          { ...fsSubjects(Service), numRuns: MATRIX_RUNS.fs },
-          false,
-          spec.group,
-          PATCHED_COPY_RUNS,
-        );
-      },
-      PATCHED_COPY_LIMIT_MS,
-    );
-  }
-
+describe("the conformance kit rejects every patched copy of the postgres and object-store adapters", () => {
   // The shared protocol of gcs, s3 and azure over the object-store package's in-memory
   // bucket: each copy runs only its family's laws (a second or two), and an unpatched copy
   // passes those families, so that what fails is the patch.
