@@ -13,16 +13,16 @@ import type { ListRequest, ObjectBucket } from "./bucket.js";
 /** One key more than the S3 and GCS servers' largest page, and more than a window of 1,000. */
 const KEY_COUNT = 1_025;
 
+/** Name keys of a few lengths (one a prefix of others), each the group of several keys. */
+const GROUPS = ["0", "00", "0V", "1", "10", "A", "AB", "V", "V~1", "V~2", "K9", "K90", "S"];
+
 /**
  * Key shapes (after the law's prefix) in the protocol's alphabet (layout.ts: base32hex name
  * keys, "~" for a truncated one, "/" between segments, "-" in chunk names, padded numbers),
  * whose byte order is neither insertion nor numeric order, and where a group "g/" follows keys
- * "g-...". The protocol writes ASCII keys only: UTF-8 and UTF-16 order
- * agree on them (Azurite lists by UTF-16).
+ * "g-...". The protocol writes ASCII keys only: UTF-8 and UTF-16 order agree on them (Azurite
+ * lists by UTF-16).
  */
-/** Name keys of a few lengths (one a prefix of others), each the group of several keys. */
-const GROUPS = ["0", "00", "0V", "1", "10", "A", "AB", "V", "V~1", "V~2", "K9", "K90", "S"];
-
 const SHAPES: readonly ((i: number) => string)[] = [
   (i) => `${i}`,
   (i) => `g/${GROUPS[(i * 31) % GROUPS.length]}/${String(i).padStart(16, "0")}`,
