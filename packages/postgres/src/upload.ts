@@ -7,6 +7,14 @@ import {
 import type { Database } from "./database.js";
 import type { Statements } from "./statements.js";
 
+/**
+ * How long an upload's clean-up may wait for the server. It cannot run under the upload's own
+ * deadline (a timed-out upload must still remove what it staged), but a server or network
+ * that froze would otherwise hold the caller's `abort` or failed `write` forever. What a
+ * clean-up cut short leaves, `repair` removes once the upload's lease runs out.
+ */
+export const DISCARD_TIMEOUT_MS = 10_000;
+
 interface StagedUploadInput {
   readonly database: Database;
   readonly sql: Statements;
@@ -51,9 +59,9 @@ export class StagedUpload implements UploadTarget {
 
   async discard(): Promise<void> {
     const { database, sql, contentId } = this.#input;
-    // Not under the upload's deadline: a timed-out upload must still remove what it staged.
     // After a publish whose answer was lost this removes nothing if the publish committed.
-    await database.query(Deadline.none, "upload discard", sql.discardUpload, [contentId]);
+    const deadline = Deadline.start({ timeoutMs: DISCARD_TIMEOUT_MS });
+    await database.query(deadline, "upload discard", sql.discardUpload, [contentId]);
   }
 
   async #stage(): Promise<void> {

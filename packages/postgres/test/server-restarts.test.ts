@@ -359,4 +359,32 @@ describe("the server frozen (SIGSTOP) with calls in flight", () => {
     await pool.end();
     expect(watch.failures).toEqual([]);
   });
+
+  test("an upload aborted while the server is frozen ends before the thaw, its clean-up too", async () => {
+    const { pool } = ownPool("ak_frozen_abort");
+    const service = await PostgresArtifactService.open({
+      pool,
+      schema: "frozen_abort",
+      migrate: true,
+    });
+    const owner = new AbortController();
+    const upload = await service.openUpload(scope, "aborted", { signal: owner.signal });
+    await server.freeze();
+    try {
+      // The write stages a whole block; its statement meets the frozen server.
+      const writing = outcomeOf(upload.write(data(1_100_000, 5)));
+      owner.abort(new Error("the upload's owner went away"));
+      // The staging statement is cancelled, and the clean-up that follows it waits for the
+      // frozen server only so long: both settle while the server is still frozen.
+      expect(await writing).toBe("aborted");
+      await upload.abort();
+    } finally {
+      await server.thaw();
+    }
+    await answers(server.url);
+    expect((await service.listVersions(scope, "aborted")).items).toEqual([]);
+    await service.close();
+    await pool.end();
+    expect(watch.failures).toEqual([]);
+  });
 });
