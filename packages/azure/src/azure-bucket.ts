@@ -164,11 +164,11 @@ export class AzureBucket implements ObjectBucket {
 
   /** Delete Blob (If-Match on the ETag with `match`); see `tellsDeletes`. */
   delete(deadline: Deadline, target: DeleteTarget): Promise<boolean> {
-    return this.requests.run(deadline, `delete ${target.key}`, false, async () => {
+    return this.requests.run(deadline, `delete ${target.key}`, false, async (abortSignal) => {
       const conditions =
         target.match === undefined ? {} : { conditions: { ifMatch: target.match } };
       try {
-        await this.blob(target.key).delete(conditions);
+        await this.blob(target.key).delete({ ...conditions, ...withSignal(abortSignal) });
       } catch (error) {
         if (!isNotFound(error) && !isConditionNotMet(error)) throw error;
       }
@@ -177,7 +177,7 @@ export class AzureBucket implements ObjectBucket {
   }
 
   async removeQuietly(key: string): Promise<void> {
-    await this.requests.quietly(() => this.blob(key).deleteIfExists());
+    await this.requests.quietly((abortSignal) => this.blob(key).deleteIfExists({ abortSignal }));
   }
 
   /** Bytes [start, end) of a blob, streamed by one ranged Get Blob. */

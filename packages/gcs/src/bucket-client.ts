@@ -2,7 +2,6 @@ import type { Deadline } from "@artifact-kit/core";
 import type * as store from "@artifact-kit/object-store";
 import { BucketRequests, guardedStream, objectSizeOf } from "@artifact-kit/object-store";
 import type { Bucket } from "@google-cloud/storage";
-import { raceDeadline } from "./deadline-race.js";
 import { idleGuarded, readAll } from "./idle-read.js";
 import { RetrySwitch } from "./retry-switch.js";
 import { GcsStaging } from "./staging.js";
@@ -220,9 +219,9 @@ export class GcsBucket implements store.ObjectBucket {
     work: () => Promise<T>,
     abandonAtDeadline: boolean,
   ): Promise<T> {
-    // The SDK takes no abort signal here: an abandoned request is raced against the deadline.
-    return this.#requests.run(deadline, operation, false, () =>
-      this.#retries.around(() => (abandonAtDeadline ? raceDeadline(work(), deadline) : work())),
+    // The SDK takes no abort signal here: run() races the request against its own.
+    return this.#requests.run(deadline, operation, abandonAtDeadline, () =>
+      this.#retries.around(work),
     );
   }
 }

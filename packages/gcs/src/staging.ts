@@ -2,10 +2,14 @@ import { once } from "node:events";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { asArtifactError, type Deadline, unavailable } from "@artifact-kit/core";
-import type { CreateOutcome, StagedTarget, StagingUpload } from "@artifact-kit/object-store";
+import {
+  type CreateOutcome,
+  raceSignal,
+  type StagedTarget,
+  type StagingUpload,
+} from "@artifact-kit/object-store";
 import type { Bucket } from "@google-cloud/storage";
 import type { GcsBucket } from "./bucket-client.js";
-import { raceDeadline } from "./deadline-race.js";
 
 /**
  * A resumable upload to a staging object, create-only; at completion the manifest header is
@@ -45,7 +49,7 @@ export class GcsStaging implements StagingUpload {
 
   async seal(deadline: Deadline): Promise<void> {
     this.#stream.end();
-    await raceDeadline(finished(this.#stream), deadline).catch((error: unknown) => {
+    await raceSignal(finished(this.#stream), deadline.toSignal()).catch((error: unknown) => {
       throw deadline.failure() ?? this.#failed() ?? asArtifactError(error, "GCS upload");
     });
   }

@@ -31,6 +31,6 @@ export type { ObjectStoreOptions } from "./options.js";
 export { type FlushPart, PartBuffer } from "./part-buffer.js";
 export type { RepairOptions, RepairReport } from "./repair.js";
 export { REQUEST_ID_KEY } from "./request-ids.js";
-export { BucketRequests, withSignal } from "./requests.js";
+export { BucketRequests, raceSignal, withSignal } from "./requests.js";
 export { ObjectStoreService } from "./service.js";
 export { ObjectStoreBackend } from "./store.js";

@@ -167,15 +167,20 @@ export class S3Bucket implements store.ObjectBucket {
    * carry no `match` (its listings and heads leave it out), so none is ever asked for.
    */
   async delete(deadline: Deadline, target: store.DeleteTarget): Promise<boolean> {
-    await this.#requests.run(deadline, `delete ${target.key}`, false, async () => {
-      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: target.key }));
+    await this.#requests.run(deadline, `delete ${target.key}`, false, async (abortSignal) => {
+      await this.#client.send(
+        new DeleteObjectCommand({ Bucket: this.#bucket, Key: target.key }),
+        withSignal(abortSignal),
+      );
     });
     return true;
   }
 
   async removeQuietly(key: string): Promise<void> {
-    await this.#requests.quietly(() =>
-      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key })),
+    await this.#requests.quietly((abortSignal) =>
+      this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }), {
+        abortSignal,
+      }),
     );
   }
 
@@ -316,13 +321,14 @@ export class S3Bucket implements store.ObjectBucket {
 
   /** Best-effort abort of a multipart upload; never throws. */
   async abortQuietly(upload: MultipartUpload): Promise<void> {
-    await this.#requests.quietly(() =>
+    await this.#requests.quietly((abortSignal) =>
       this.#client.send(
         new AbortMultipartUploadCommand({
           Bucket: this.#bucket,
           Key: upload.key,
           UploadId: upload.uploadId,
         }),
+        { abortSignal },
       ),
     );
   }

@@ -164,6 +164,41 @@ export function describeConnectionFaults(backend: ConnectionFaultBackend) {
       expect(failures).toEqual([]);
     });
 
+    it("every request of a keyed put and of a delete stalled under a deadline: each ends, the retry publishes once", async () => {
+      for (let skip = 0; skip < MAX_REQUESTS; skip++) {
+        const name = `stalled-put-${skip}`;
+        const bytes = data(4_000, skip);
+        const options = { idempotencyKey: `key-${skip}`, timeoutMs: 1_500 };
+        const armed = proxy.armAtClientWrite(skip, "stall-reply");
+        const put = await outcomeOf(service.put(scope, name, bytes, options));
+        const struck = armed.struck;
+        armed.disarm();
+        proxy.cutAll();
+        // A write whose answer never came may have happened: unavailable, not timeout.
+        expect([skip, put]).toEqual([
+          skip,
+          expect.toBeOneOf(["acknowledged", "timeout", "unavailable"]),
+        ]);
+        const retried = await service.put(scope, name, bytes, {
+          idempotencyKey: options.idempotencyKey,
+        });
+        expect(await versions(name)).toEqual([retried.version]);
+        const again = proxy.armAtClientWrite(skip, "stall-reply");
+        const deleted = await outcomeOf(
+          service.delete(scope, name, retried.version, { timeoutMs: 1_500 }),
+        );
+        again.disarm();
+        proxy.cutAll();
+        expect([skip, deleted]).toEqual([
+          skip,
+          expect.toBeOneOf(["acknowledged", "timeout", "unavailable"]),
+        ]);
+        if (deleted === "acknowledged") expect(await versions(name)).toEqual([]);
+        if (!struck) break;
+      }
+      expect(failures).toEqual([]);
+    });
+
     it("a download consumed slowly, every connection reset between its reads", async () => {
       const bytes = data(6_000_000, 3);
       await observer.put(scope, "slow-download", bytes);
@@ -225,6 +260,21 @@ export function describeConnectionFaults(backend: ConnectionFaultBackend) {
       const meta = await again.finish();
       expect(await versions("cut-upload")).toEqual([meta.version]);
       expect(same((await observer.get(scope, "cut-upload")).data, bytes)).toBe(true);
+      expect(failures).toEqual([]);
+    });
+
+    it("an upload aborted while every request stalls: the abort ends, its clean-up bounded", async () => {
+      const owner = new AbortController();
+      const upload = await service.openUpload(scope, "stalled-abort", { signal: owner.signal });
+      // Enough to stage on the server: an S3 part is 5 MiB at least.
+      await upload.write(data(7_000_000, 9));
+      // Every request from here on (the clean-up's, and any retry of it) gets no answer.
+      const stalls = Array.from({ length: 64 }, () => proxy.armAtClientWrite(0, "stall-reply"));
+      owner.abort(new Error("the upload's owner went away"));
+      expect(await outcomeOf(upload.abort())).toBe("acknowledged");
+      for (const stall of stalls) stall.disarm();
+      proxy.cutAll();
+      expect(await versions("stalled-abort")).toEqual([]);
       expect(failures).toEqual([]);
     });
 
