@@ -1,9 +1,9 @@
 import type { ArtifactError, ArtifactErrorCode } from "../../errors.js";
 import { quotaLimitCode } from "../../errors.js";
-import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, Capabilities, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { type CheckOutcome, check, type LawContext, skip } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
 import { readAllNames, readAllVersions } from "../observe.js";
 import { expectScopeUnlisted } from "./options.js";
@@ -315,7 +315,7 @@ async function boundCountsDataOnly(service: ArtifactService, bound: number): Pro
     [1, bound],
     "a described put of exactly maxArtifactBytes, under the key the oversized put carried",
   );
-  if (!hasTransfer(service) || !service.capabilities().transfer?.streamingUpload) return;
+  if (!declaresTransfer(service, "streamingUpload")) return;
   const upload = await service.openUpload(scope, "streamed", { ...options, idempotencyKey: "u" });
   await upload.write(new Uint8Array(bound));
   expectEqual(

@@ -1,9 +1,9 @@
 import type { ArtifactErrorCode } from "../../errors.js";
 import { isArtifactError } from "../../errors.js";
-import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, RequestOptions, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectArtifactError, expectEqual, fail } from "../expect.js";
 import { readAllNames, readAllVersions } from "../observe.js";
 
@@ -42,14 +42,13 @@ function everyOperation(
     ["listScopes", () => service.listScopes(options)],
     ["listScopes of users", () => service.listScopes({ ...options, kind: "user", app: scope.app })],
   ];
-  const declared = service.capabilities().transfer;
-  if (hasTransfer(service) && declared?.streamingUpload) {
+  if (declaresTransfer(service, "streamingUpload")) {
     calls.push(["openUpload", () => service.openUpload(scope, NAME, options)]);
   }
-  if (hasTransfer(service) && declared?.streamingDownload) {
+  if (declaresTransfer(service, "streamingDownload")) {
     calls.push(["openDownload", () => service.openDownload(scope, NAME, options)]);
   }
-  if (hasTransfer(service) && declared?.byteRanges) {
+  if (declaresTransfer(service, "byteRanges")) {
     const range = { offset: 1, length: 1 };
     calls.push([
       "a ranged openDownload",
@@ -213,15 +212,14 @@ async function lateCancellationChangesNothing({ service }: LawContext) {
   await service.get(scope, NAME, { signal: signal() });
   await service.listNames(scope, { signal: signal() });
   await service.listScopes({ signal: signal(), kind: "user", app: scope.app });
-  const declared = service.capabilities().transfer;
   const uploads: { abort(reason?: unknown): Promise<void> }[] = [];
-  if (hasTransfer(service) && declared?.streamingUpload) {
+  if (declaresTransfer(service, "streamingUpload")) {
     const upload = await service.openUpload(scope, NAME, { signal: signal() });
     await upload.write(bytes);
     await upload.finish();
     uploads.push(upload);
   }
-  if (hasTransfer(service) && declared?.streamingDownload) {
+  if (declaresTransfer(service, "streamingDownload")) {
     const source = await service.openDownload(scope, NAME, { signal: signal() });
     while ((await source.read()) !== undefined) {}
   }

@@ -7,10 +7,10 @@ import {
   MAX_METADATA_BYTES,
   MAX_MIME_TYPE_BYTES,
 } from "../../limits.js";
-import { hasTransfer } from "../../transfer.js";
 import type { ArtifactMeta, ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { byUtf8Bytes } from "../model.js";
 import { readAllNames, readAllVersions } from "../observe.js";
@@ -25,8 +25,6 @@ import { readToEnd } from "./transfer-support.js";
 const NAME = "inputs/data.bin";
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-const declares = (service: ArtifactService, part: "streamingUpload" | "streamingDownload") =>
-  hasTransfer(service) && service.capabilities().transfer?.[part] === true;
 
 type ViewKind = "subarray" | "pooled Buffer" | "Buffer slice";
 
@@ -72,8 +70,7 @@ async function expectStoredAs(
 
 /** Bytes given as any Uint8Array view are stored as the view's bytes, on put and upload. */
 async function viewsAreTheirBytes({ service, property }: LawContext) {
-  const uploads =
-    declares(service, "streamingUpload") && hasTransfer(service) ? service : undefined;
+  const uploads = declaresTransfer(service, "streamingUpload") ? service : undefined;
   await property(
     [viewArb],
     async ({ data, kind, before, after, cuts }) => {
@@ -130,10 +127,8 @@ const mimeTypeTextArb = fc
 
 /** A MIME type is stored exactly as given, through put and upload, on every read. */
 async function mimeTypesAsGiven({ service, property }: LawContext) {
-  const uploads =
-    declares(service, "streamingUpload") && hasTransfer(service) ? service : undefined;
-  const downloads =
-    declares(service, "streamingDownload") && hasTransfer(service) ? service : undefined;
+  const uploads = declaresTransfer(service, "streamingUpload") ? service : undefined;
+  const downloads = declaresTransfer(service, "streamingDownload") ? service : undefined;
   const roundTrip = async (mimeType: string) => {
     const scope = freshScope("inputs-mime");
     const what = `mimeType ${JSON.stringify(mimeType)}`;

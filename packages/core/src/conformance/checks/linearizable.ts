@@ -1,9 +1,9 @@
 import { inspect } from "node:util";
 import fc from "fast-check";
-import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { fail } from "../expect.js";
 import { withHandles } from "../handles.js";
 import { type HistoryEntry, LogicalClock, linearize } from "../linearizability.js";
@@ -198,8 +198,7 @@ function withConcurrentPuts(entry: Entry, _: number, history: readonly Entry[]):
  * reads each, on two names, are linearizable in the reference model.
  */
 async function historiesAreLinearizable({ service, hooks, fresh, property }: LawContext) {
-  const download =
-    hasTransfer(service) && service.capabilities().transfer?.streamingDownload === true;
+  const download = declaresTransfer(service, "streamingDownload");
   await property(
     [planArb(download)],
     (plan) =>

@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { DEFAULT_MIME_TYPE } from "../../limits.js";
-import { hasTransfer, TRANSFER_BLOCK_BYTES } from "../../transfer.js";
+import { TRANSFER_BLOCK_BYTES } from "../../transfer.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectArtifactError, expectEqual } from "../expect.js";
 import { artifactCommands } from "../generators.js";
 import { type ModelVersion, ReferenceModel } from "../model.js";
@@ -108,8 +109,8 @@ async function halfWrittenUpload(
   scope: Scope,
   name: string,
 ): Promise<{ finish(): Promise<Published> } | undefined> {
-  const { transfer, quotas } = service.capabilities();
-  if (!transfer?.streamingUpload || !hasTransfer(service)) return;
+  if (!declaresTransfer(service, "streamingUpload")) return;
+  const { quotas } = service.capabilities();
   const data = seededBytes(3 * TRANSFER_BLOCK_BYTES + 17, 99);
   if (data.byteLength > (quotas.bounds.maxArtifactBytes ?? Number.POSITIVE_INFINITY)) return;
   const metadata = { seed: 99 };

@@ -1,9 +1,9 @@
 import { isArtifactError } from "../../errors.js";
 import { allScopes } from "../../pages.js";
-import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectEqual, expectTrue, fail } from "../expect.js";
 import { readToEnd } from "./transfer-support.js";
 
@@ -72,7 +72,7 @@ function callsWithUndefinedOptions(service: ArtifactService, scope: Scope): [Cal
       ["listScopes", () => service.listScopes()],
     ],
   ];
-  if (hasTransfer(service) && service.capabilities().transfer?.streamingDownload) {
+  if (declaresTransfer(service, "streamingDownload")) {
     const download = (options?: object) =>
       service.openDownload(scope, NAME, options).then(async (source) => ({
         meta: source.meta,
@@ -107,7 +107,7 @@ async function undefinedOptionsAreLeftOut({ service }: LawContext) {
       expectEqual(got, expected, `${what} with its options given as undefined`);
     }
   }
-  if (hasTransfer(service) && service.capabilities().transfer?.streamingUpload) {
+  if (declaresTransfer(service, "streamingUpload")) {
     const u = undefined as never;
     const upload = await service.openUpload(scope, `${NAME}.up`, {
       mimeType: u,

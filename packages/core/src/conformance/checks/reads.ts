@@ -1,9 +1,9 @@
 import { isArtifactError } from "../../errors.js";
 import { DEFAULT_MIME_TYPE } from "../../limits.js";
-import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectEqual, expectTrue, fail } from "../expect.js";
 import { digestOf } from "../observe.js";
 import { seededBytes } from "../payload.js";
@@ -17,9 +17,7 @@ const NAME = "reads/doc";
 const MiB = 1024 * 1024;
 
 const downloads = (service: ArtifactService) =>
-  hasTransfer(service) && service.capabilities().transfer?.streamingDownload === true
-    ? service
-    : undefined;
+  declaresTransfer(service, "streamingDownload") ? service : undefined;
 
 /** head, get and a download of latest all answer `version`. */
 async function expectLatest(service: ArtifactService, scope: Scope, version: number, what: string) {
@@ -99,10 +97,7 @@ const UNTYPED: readonly [string, Uint8Array][] = [
 /** Data put or uploaded without a mimeType is application/octet-stream, whatever it looks like. */
 async function untypedDataIsNotSniffed({ service }: LawContext) {
   const scope = freshScope("untyped");
-  const uploads =
-    hasTransfer(service) && service.capabilities().transfer?.streamingUpload === true
-      ? service
-      : undefined;
+  const uploads = declaresTransfer(service, "streamingUpload") ? service : undefined;
   for (const [what, data] of UNTYPED) {
     const name = `untyped/${what.replaceAll(" ", "-")}`;
     const put = await service.put(scope, name, data);

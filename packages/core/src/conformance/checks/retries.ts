@@ -4,6 +4,7 @@ import { hasTransfer } from "../../transfer.js";
 import type { ArtifactMeta, ArtifactService, PutOptions, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
 import { readAllVersions } from "../observe.js";
 import { seededBytes } from "../payload.js";
@@ -132,7 +133,7 @@ async function retryAtAFullQuota({ service }: LawContext) {
     first,
     `${what}: a put retry`,
   );
-  if (declared.transfer?.streamingUpload && hasTransfer(service)) {
+  if (declaresTransfer(service, "streamingUpload")) {
     const upload = await uploadChunks(service, scope, [data.slice()], options);
     expectSameVersion(upload, first, `${what}: an upload retry`);
   }

@@ -1,6 +1,6 @@
-import { hasTransfer } from "../../transfer.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectTrue } from "../expect.js";
 import { readToEnd } from "./transfer-support.js";
 
@@ -96,8 +96,7 @@ async function signalsAreLetGo({ service }: LawContext) {
     ],
     ["delete", (signal) => service.delete(scope, "a", 1, { signal })],
   ];
-  const declared = service.capabilities().transfer;
-  if (hasTransfer(service) && declared?.streamingUpload) {
+  if (declaresTransfer(service, "streamingUpload")) {
     calls.push([
       "upload",
       async (signal) => {
@@ -115,7 +114,7 @@ async function signalsAreLetGo({ service }: LawContext) {
       },
     ]);
   }
-  if (hasTransfer(service) && declared?.streamingDownload) {
+  if (declaresTransfer(service, "streamingDownload")) {
     calls.push([
       "download",
       async (signal) => readToEnd(await service.openDownload(scope, "a", { signal })),

@@ -1,8 +1,8 @@
 import { type ArtifactError, isArtifactError } from "../../errors.js";
-import { hasTransfer } from "../../transfer.js";
 import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
+import { declaresTransfer } from "../declared-transfer.js";
 import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
 import { readAllNames, readAllVersions } from "../observe.js";
 import type { Transferring } from "./transfer-support.js";
@@ -37,9 +37,9 @@ const BAD_COUNTS: readonly unknown[] = [
 type Call = readonly [label: string, call: (service: ArtifactService) => Promise<unknown>];
 
 function transferOf(service: ArtifactService): Transferring | undefined {
-  const declared = service.capabilities().transfer;
-  if (!hasTransfer(service) || !declared) return undefined;
-  return declared.streamingUpload || declared.streamingDownload ? service : undefined;
+  const streams =
+    declaresTransfer(service, "streamingUpload") || declaresTransfer(service, "streamingDownload");
+  return streams ? service : undefined;
 }
 
 const label = (value: unknown) =>
