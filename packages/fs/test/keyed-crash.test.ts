@@ -1,7 +1,7 @@
-import type { ArtifactMeta, Scope } from "@artifact-kit/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { FsArtifactService } from "../src/index.js";
 import { tempRoot } from "./helpers.js";
+import { expectKeyedReplays, readKeyedLog, retryKeyed } from "./keyed-writer.js";
 import { startChild } from "./processes.js";
 
 // A child loops keyed puts and uploads and is killed with SIGKILL right after it announces its
@@ -13,10 +13,6 @@ import { startChild } from "./processes.js";
 
 const TRIALS = 12;
 const MAX_OPS_BEFORE_KILL = 4;
-const SCOPE: Scope = { kind: "user", app: "keyed-crash", user: "u" };
-/** The child's payload of operation `i` (see fixtures/keyed-crash-child.mjs). */
-const payload = (i: number) =>
-  new TextEncoder().encode(`payload of operation ${i};`.repeat(1 + (i % 7) * 40));
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -33,43 +29,16 @@ describe("idempotency keys across crashes", () => {
       const child = startChild("keyed-crash-child.mjs", [temp.root, String(next)]);
       await child.waitFor("begin ", 1 + Math.floor(Math.random() * MAX_OPS_BEFORE_KILL));
       child.process.kill("SIGKILL");
-      const { lines } = await child.done;
-      let inFlight: number | undefined;
-      for (const line of lines) {
-        const [kind, index, version] = line.split(" ");
-        if (kind === "begin") inFlight = Number(index);
-        if (kind === "done") {
-          versionOf.set(Number(index), Number(version));
-          inFlight = undefined;
-        }
-      }
+      const inFlight = readKeyedLog((await child.done).lines, versionOf);
       const service = await FsArtifactService.open({ root: temp.root });
       try {
         if (inFlight !== undefined) {
-          const i = inFlight;
-          const name = `n${i % 3}`;
-          const options = { idempotencyKey: `op-${i}`, metadata: { i } };
-          const meta = await service.put(SCOPE, name, payload(i), options);
-          versionOf.set(i, meta.version);
-          next = i + 1;
+          versionOf.set(inFlight, await retryKeyed(service, inFlight));
+          next = inFlight + 1;
         } else {
           next = Math.max(next, ...versionOf.keys()) + 1;
         }
-        for (const [i, version] of versionOf) {
-          const retry = await service.put(SCOPE, `n${i % 3}`, payload(i), {
-            idempotencyKey: `op-${i}`,
-            metadata: { i },
-          });
-          expect(retry.version).toBe(version);
-        }
-        const everything: ArtifactMeta[] = [];
-        for (const name of ["n0", "n1", "n2"]) {
-          everything.push(...(await service.listVersions(SCOPE, name)).items);
-        }
-        const keys = everything.map((meta) => meta.idempotencyKey);
-        expect(new Set(keys).size).toBe(keys.length);
-        expect(everything.length).toBe(versionOf.size);
-        expect((await service.repair({ minAgeMs: 0 })).complete).toBe(true);
+        await expectKeyedReplays(service, versionOf);
       } finally {
         await service.close();
       }
