@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 
@@ -86,11 +87,19 @@ export async function proveReadmeSnippets(context) {
       // lose what other workers added meanwhile.
       const failed = await proveProject(context, project, log);
       failures += failed;
+      // Removed once proven, while the other workers install: the proof's projects add up to
+      // 2 GB, and removing them all at its end took 5 minutes of a loaded CI run's tail.
+      await rm(projectDir(context, project), { recursive: true, force: true });
       console.log(log.join("\n"));
     }
   };
   await Promise.all(Array.from({ length: context.concurrency }, worker));
   return failures;
+}
+
+/** Where a project of README snippets is made. */
+function projectDir(context, { dir, snippets }) {
+  return join(context.work, `readme-${dir}-${snippets[0].index}`);
 }
 
 function projectsOf({ dir, name, markdown }) {
@@ -132,7 +141,7 @@ async function proveProject(context, { dir, install, snippets }, log) {
     });
     return failures;
   }
-  const project = join(context.work, `readme-${dir}-${snippets[0].index}`);
+  const project = projectDir(context, { dir, snippets });
   mkdirSync(join(project, "src"), { recursive: true });
   const dependencies = context.dependencies(dir, install);
   writeFileSync(

@@ -18,6 +18,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -372,6 +373,8 @@ const proveSmokeProjects = async () => {
       }
     }
     console.log(log.join("\n"));
+    // Removed once proven, while the other projects install (see readme-snippets.mjs).
+    await rm(project, { recursive: true, force: true });
   }
 };
 await Promise.all(Array.from({ length: SMOKE_CONCURRENCY }, proveSmokeProjects));
