@@ -193,6 +193,7 @@ export function describeConnectionFaults(backend: ConnectionFaultBackend) {
           skip,
           expect.toBeOneOf(["acknowledged", "timeout", "unavailable"]),
         ]);
+        if (process.env.FAULT_TRACE) console.log("stalled put", skip, struck, put, deleted);
         if (deleted === "acknowledged") expect(await versions(name)).toEqual([]);
         if (!struck) break;
       }
