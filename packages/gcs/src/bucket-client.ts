@@ -171,9 +171,9 @@ export class GcsBucket implements store.ObjectBucket {
   }
 
   /** The resumable upload starts now; the deadline applies at `seal` and `complete`. */
-  openStaging(_deadline: Deadline, stagingKey: string): store.StagingUpload {
+  openStaging(deadline: Deadline, stagingKey: string): store.StagingUpload {
     this.#retries.restore();
-    return new GcsStaging(this, this.#bucket, stagingKey);
+    return new GcsStaging(this, this.#bucket, stagingKey, deadline);
   }
 
   /** Adds custom metadata entries to an existing object; false when it does not exist. */

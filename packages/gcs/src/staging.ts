@@ -20,11 +20,14 @@ export class GcsStaging implements StagingUpload {
   readonly #bucket: GcsBucket;
   readonly #parts: { data: string; header: string; composed: string };
   readonly #stream: Writable;
+  /** The upload's deadline: a write waiting for the stream to drain ends by it. */
+  readonly #deadline: Deadline;
   #streamFailure: unknown;
 
   /** Opens the resumable upload (not counted against maxConcurrency: it lasts the transfer). */
-  constructor(bucket: GcsBucket, storage: Bucket, stagingKey: string) {
+  constructor(bucket: GcsBucket, storage: Bucket, stagingKey: string, deadline: Deadline) {
     this.#bucket = bucket;
+    this.#deadline = deadline;
     this.#parts = {
       data: `${stagingKey}/data`,
       header: `${stagingKey}/header`,
@@ -44,7 +47,13 @@ export class GcsStaging implements StagingUpload {
     const failure = this.#failed();
     if (failure) throw failure;
     // The chunk is only lent, and the client's stream keeps what it has not sent yet.
-    if (!this.#stream.write(new Uint8Array(chunk))) await once(this.#stream, "drain");
+    if (this.#stream.write(new Uint8Array(chunk))) return;
+    // A connection that stops taking bytes never drains: the wait ends by the deadline, and
+    // the upload's discard then destroys the stream.
+    const signal = this.#deadline.toSignal();
+    await once(this.#stream, "drain", signal ? { signal } : {}).catch((error: unknown) => {
+      throw this.#deadline.failure() ?? this.#failed() ?? asArtifactError(error, "GCS upload");
+    });
   }
 
   async seal(deadline: Deadline): Promise<void> {

@@ -279,6 +279,28 @@ export function describeConnectionFaults(backend: ConnectionFaultBackend) {
       expect(failures).toEqual([]);
     });
 
+    it("an upload whose connection stops taking bytes under a deadline: its writes end by it, abort() too", async () => {
+      const upload = await service.openUpload(scope, "held-upload", { timeoutMs: 4_000 });
+      await upload.write(data(1_000_000, 10));
+      // From here on the proxy takes no more bytes from any connection (the kernel's buffers
+      // fill, and the client's stream stops draining).
+      const holds = Array.from({ length: 64 }, () =>
+        proxy.armAtClientWrite(0, { delayMs: 600_000 }),
+      );
+      const writing = await outcomeOf(
+        (async () => {
+          for (let piece = 0; piece < 64; piece++) await upload.write(data(1_000_000, piece));
+          return upload.finish();
+        })(),
+      );
+      expect(writing).toBeOneOf(["timeout", "unavailable"]);
+      expect(await outcomeOf(upload.abort())).toBe("acknowledged");
+      for (const hold of holds) hold.disarm();
+      proxy.cutAll();
+      expect(await versions("held-upload")).toEqual([]);
+      expect(failures).toEqual([]);
+    });
+
     it("the server gone (every connection reset and refused), then back: nothing acknowledged lost, nothing deleted back", async () => {
       const kept = await service.put(scope, "down", data(1_000, 6));
       const doomed = await service.put(scope, "down", data(1_000, 7));
