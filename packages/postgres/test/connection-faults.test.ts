@@ -1,24 +1,16 @@
-import type { ArtifactError } from "@artifact-kit/core";
 import type { TcpFault } from "@artifact-kit/test-proxy";
 import type pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { PostgresEffectJournal } from "../src/effects.js";
 import { migrate, PostgresArtifactService } from "../src/index.js";
 import { freshSchema, freshService } from "./support/database.js";
+import { data, outcomeOf, same } from "./support/outcomes.js";
 import { type ProcessWatch, type Proxied, startProxied, watchProcess } from "./support/proxied.js";
 
 // Connections cut by a TCP proxy between the service and a real server, at the statements
 // that matter: a lost reply to a statement that committed must never cost the bytes it
 // published, and no cut may end the process.
 const scope = { kind: "app", app: "connection-faults" } as const;
-const data = (size: number, seed: number) => new Uint8Array(size).map((_, i) => (i + seed) % 251);
-/** Byte equality without vitest's element-by-element diffing of megabyte arrays. */
-const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-const outcomeOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "acknowledged",
-    (error: ArtifactError) => error.code,
-  );
 
 let proxied: Proxied;
 let direct: Awaited<ReturnType<typeof freshService>>;

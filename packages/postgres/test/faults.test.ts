@@ -4,14 +4,12 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PostgresArtifactService } from "../src/index.js";
 import { databaseUrl, freshService } from "./support/database.js";
+import { data, same } from "./support/outcomes.js";
 
 // Faults on the real server: backends terminated mid-statement, lock waits cut by deadlines
 // and signals. Statements are made to wait by holding the name's row lock from another
 // connection, so the fault lands inside them, not before or after.
 const scope = { kind: "app", app: "faults" } as const;
-const data = (size: number, seed: number) => new Uint8Array(size).map((_, i) => (i + seed) % 251);
-/** Byte equality without vitest's element-by-element diffing of megabyte arrays. */
-const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
 let subject: Awaited<ReturnType<typeof freshService>>;
 let service: PostgresArtifactService;

@@ -2,10 +2,11 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { type ArtifactError, scopeDigest } from "@artifact-kit/core";
+import { scopeDigest } from "@artifact-kit/core";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { PostgresArtifactService } from "../src/index.js";
+import { data, outcomeOf, same } from "./support/outcomes.js";
 import { answers, type OwnServer, startOwnServer } from "./support/own-server.js";
 import { type ProcessWatch, watchProcess } from "./support/proxied.js";
 
@@ -16,13 +17,6 @@ import { type ProcessWatch, watchProcess } from "./support/proxied.js";
 // every acknowledged delete stays deleted, and a keyed retry publishes at most once.
 const scope = { kind: "app", app: "server-restarts" } as const;
 const worker = fileURLToPath(new URL("./support/worker.mjs", import.meta.url));
-const data = (size: number, seed: number) => new Uint8Array(size).map((_, i) => (i + seed) % 251);
-const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-const outcomeOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "acknowledged",
-    (error: ArtifactError) => error.code ?? String(error),
-  );
 
 let server: OwnServer;
 let watch: ProcessWatch;

@@ -1,7 +1,7 @@
-import type { ArtifactError } from "@artifact-kit/core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { PostgresArtifactService } from "../src/index.js";
 import { freshService } from "./support/database.js";
+import { data, outcomeOf, same } from "./support/outcomes.js";
 import { type ProcessWatch, type Proxied, startProxied, watchProcess } from "./support/proxied.js";
 
 // Replies that never come (a server or network that froze with the answer in flight) and
@@ -9,13 +9,6 @@ import { type ProcessWatch, type Proxied, startProxied, watchProcess } from "./s
 // deadline must end by it whatever the connection does: `timeout` when nothing was published,
 // `unavailable` when the statement may have committed. No stall or cut may end the process.
 const scope = { kind: "app", app: "stalled-replies" } as const;
-const data = (size: number, seed: number) => new Uint8Array(size).map((_, i) => (i + seed) % 251);
-const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
-const outcomeOf = (promise: Promise<unknown>) =>
-  promise.then(
-    () => "acknowledged",
-    (error: ArtifactError) => error.code ?? String(error),
-  );
 
 let proxied: Proxied;
 let direct: Awaited<ReturnType<typeof freshService>>;
