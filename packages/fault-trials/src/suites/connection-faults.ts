@@ -75,6 +75,14 @@ export function describeConnectionFaults(backend: ConnectionFaultBackend) {
       await service.close();
       await observer.close();
     });
+    /** Arms `fault` at every request from now on; the function returned lets them go. */
+    const atEveryRequest = (fault: TcpFault) => {
+      const armed = Array.from({ length: 64 }, () => proxy.armAtClientWrite(0, fault));
+      return () => {
+        for (const one of armed) one.disarm();
+        proxy.cutAll();
+      };
+    };
     const versions = async (name: string) =>
       (await observer.listVersions(scope, name)).items.map((meta) => meta.version);
 
@@ -270,11 +278,10 @@ export function describeConnectionFaults(backend: ConnectionFaultBackend) {
       // Enough to stage on the server: an S3 part is 5 MiB at least.
       await upload.write(data(7_000_000, 9));
       // Every request from here on (the clean-up's, and any retry of it) gets no answer.
-      const stalls = Array.from({ length: 64 }, () => proxy.armAtClientWrite(0, "stall-reply"));
+      const release = atEveryRequest("stall-reply");
       owner.abort(new Error("the upload's owner went away"));
       expect(await outcomeOf(upload.abort())).toBe("acknowledged");
-      for (const stall of stalls) stall.disarm();
-      proxy.cutAll();
+      release();
       expect(await versions("stalled-abort")).toEqual([]);
       expect(failures).toEqual([]);
     });
@@ -284,9 +291,7 @@ export function describeConnectionFaults(backend: ConnectionFaultBackend) {
       await upload.write(data(1_000_000, 10));
       // From here on the proxy takes no more bytes from any connection (the kernel's buffers
       // fill, and the client's stream stops draining).
-      const holds = Array.from({ length: 64 }, () =>
-        proxy.armAtClientWrite(0, { delayMs: 600_000 }),
-      );
+      const release = atEveryRequest({ delayMs: 600_000 });
       const writing = await outcomeOf(
         (async () => {
           for (let piece = 0; piece < 64; piece++) await upload.write(data(1_000_000, piece));
@@ -295,8 +300,7 @@ export function describeConnectionFaults(backend: ConnectionFaultBackend) {
       );
       expect(writing).toBeOneOf(["timeout", "unavailable"]);
       expect(await outcomeOf(upload.abort())).toBe("acknowledged");
-      for (const hold of holds) hold.disarm();
-      proxy.cutAll();
+      release();
       expect(await versions("held-upload")).toEqual([]);
       expect(failures).toEqual([]);
     });
