@@ -1,4 +1,5 @@
 import { type Deadline, unavailable } from "@artifact-kit/core";
+import { CLEANUP_TIMEOUT_MS } from "@artifact-kit/core/adapter";
 import pLimit, { type LimitFunction } from "p-limit";
 import { requestFailure } from "./config.js";
 
@@ -8,13 +9,6 @@ import { requestFailure } from "./config.js";
  * `unavailable` (the write may have happened), as when the reply is cut.
  */
 export const COMMIT_GRACE_MS = 5_000;
-
-/**
- * How long a clean-up request (removing what a failed or aborted call staged) may wait for an
- * answer. A stalled network must not hold a caller's `abort()` or failed call for ever; what a
- * clean-up given up leaves behind, the adapter's `repair` removes.
- */
-export const CLEANUP_TIMEOUT_MS = 10_000;
 
 /**
  * A bucket client's requests to its service, at most `maxConcurrency` in flight (the

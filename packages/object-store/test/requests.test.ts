@@ -1,7 +1,8 @@
 import { Deadline, isArtifactError } from "@artifact-kit/core";
+import { CLEANUP_TIMEOUT_MS } from "@artifact-kit/core/adapter";
 import { describe, expect, it, vi } from "vitest";
 import { BucketRequests, withSignal } from "../src/index.js";
-import { CLEANUP_TIMEOUT_MS, COMMIT_GRACE_MS } from "../src/requests.js";
+import { COMMIT_GRACE_MS } from "../src/requests.js";
 
 /** A request that stays in flight until `release` is called. */
 function held() {

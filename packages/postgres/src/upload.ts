@@ -1,19 +1,12 @@
 import { type ArtifactMeta, Deadline, unavailable } from "@artifact-kit/core";
 import {
+  CLEANUP_TIMEOUT_MS,
   type DataDigest,
   TRANSFER_BLOCK_BYTES,
   type UploadTarget,
 } from "@artifact-kit/core/adapter";
 import type { Database } from "./database.js";
 import type { Statements } from "./statements.js";
-
-/**
- * How long an upload's clean-up may wait for the server. It cannot run under the upload's own
- * deadline (a timed-out upload must still remove what it staged), but a server or network
- * that froze would otherwise hold the caller's `abort` or failed `write` forever. What a
- * clean-up cut short leaves, `repair` removes once the upload's lease runs out.
- */
-export const DISCARD_TIMEOUT_MS = 10_000;
 
 interface StagedUploadInput {
   readonly database: Database;
@@ -60,7 +53,8 @@ export class StagedUpload implements UploadTarget {
   async discard(): Promise<void> {
     const { database, sql, contentId } = this.#input;
     // After a publish whose answer was lost this removes nothing if the publish committed.
-    const deadline = Deadline.start({ timeoutMs: DISCARD_TIMEOUT_MS });
+    // Not under the upload's deadline, but bounded: see CLEANUP_TIMEOUT_MS.
+    const deadline = Deadline.start({ timeoutMs: CLEANUP_TIMEOUT_MS });
     await database.query(deadline, "upload discard", sql.discardUpload, [contentId]);
   }
 

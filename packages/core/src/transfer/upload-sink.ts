@@ -6,6 +6,15 @@ import { BlockDigester, type DataDigest } from "./blocks.js";
 import type { UploadSink } from "./contract.js";
 import type { ParsedUpload } from "./parse.js";
 
+/**
+ * How long an adapter's clean-up (an upload's `discard`, the removal of what a failed call
+ * staged) may wait for its backend. It runs under no caller's deadline, since a call that
+ * timed out must still clean up, but a frozen server or a stalled network must not hold the
+ * caller's `abort()` or failed call for ever: what a clean-up given up leaves, the adapter's
+ * `repair` removes.
+ */
+export const CLEANUP_TIMEOUT_MS = 10_000;
+
 /** Where an adapter's upload goes: it stages bytes and publishes them, or throws them away. */
 export interface UploadTarget {
   /**
@@ -18,7 +27,10 @@ export interface UploadTarget {
    * before its commit point, as a put does, and leave nothing visible when it fails.
    */
   publish(digest: DataDigest, deadline: Deadline): Promise<ArtifactMeta>;
-  /** Removes whatever was staged. Called at most once, never after a successful publish. */
+  /**
+   * Removes whatever was staged, waiting for the backend at most CLEANUP_TIMEOUT_MS. Called at
+   * most once, never after a successful publish.
+   */
   discard(): Promise<void>;
 }
 
