@@ -160,7 +160,7 @@ export const FS_MUTANTS: readonly PatchedMutantSpec[] = [
   {
     slug: "repair-drops-deleted-reservations",
     group: "maintenance",
-    bug: "repair() removes a deleted version's reservation with its payload: the high-water falls back and a version number is reused",
+    bug: "repair() removes a deleted version's reservation with its payload: the run of reservations an instance probes upward from a version it has seen breaks there, and it reads an older version as latest",
     patches: [
       {
         file: "repair.ts",

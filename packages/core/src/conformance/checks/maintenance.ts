@@ -5,7 +5,7 @@ import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
 import { declaresTransfer } from "../declared-transfer.js";
-import { expectArtifactError, expectEqual } from "../expect.js";
+import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { artifactCommands } from "../generators.js";
 import { type ModelVersion, ReferenceModel } from "../model.js";
 import {
@@ -24,6 +24,9 @@ import { seededBytes } from "../payload.js";
 // resurrects a tombstoned version, rewrites a record or forgets a key binding fails here.
 
 const NAMES = ["maintained/a", "maintained/b", "maintained/c"] as const;
+/** A name emptied by delete("all") before maintenance: only its high-water remains. */
+const EMPTIED = "maintained/emptied";
+const ALL_NAMES = [...NAMES, EMPTIED];
 
 interface Published {
   readonly name: string;
@@ -69,9 +72,9 @@ async function expectStoreAgrees(
   scope: Scope,
   step: string,
 ) {
-  for (const name of NAMES) await expectEveryViewAgrees(service, model, scope, name, step);
+  for (const name of ALL_NAMES) await expectEveryViewAgrees(service, model, scope, name, step);
   expectEqual(await readAllNames(service, scope, 2), model.names(scope), `${step}: listNames`);
-  for (const name of NAMES) {
+  for (const name of ALL_NAMES) {
     for (const version of model.live(scope, name)) {
       if (version.idempotencyKey === undefined) continue;
       const retry = await service.put(scope, name, version.data.slice(), {
@@ -81,6 +84,38 @@ async function expectStoreAgrees(
       expectRecord(retry, scope, name, version, `${step}: a keyed retry of ${name}`);
     }
   }
+}
+
+/**
+ * Puts each name twice and deletes the first of the two by number, then runs maintenance: the
+ * put below the top is a hole in the name's run of versions. Each put gets a version above
+ * every one handed out (maintenance that drops what holds a high-water, such as a deleted
+ * version's reservation or an emptied name's record, lets a fresh instance hand one out
+ * again), and the caller then reads latest through an instance that read before the puts, so
+ * that a hint it kept from then cannot hide the version above the hole.
+ */
+async function putOverAHoleThenMaintain(
+  { service, maintain }: { service: ArtifactService; maintain(): Promise<void> },
+  model: ReferenceModel,
+  scope: Scope,
+) {
+  for (const [i, name] of ALL_NAMES.entries()) {
+    const puts: Published[] = [];
+    for (let k = 0; k < 2; k++) {
+      const highWater = model.highWater(scope, name);
+      const put = await publish(service, scope, name, 200 + 10 * i + k);
+      expectTrue(
+        put.version.version > highWater,
+        `a put to ${name} after maintenance got version ${put.version.version}, not above ${highWater}, the highest handed out before`,
+      );
+      model.record(scope, name, put.version);
+      puts.push(put);
+    }
+    const below = (puts[0] as Published).version.version;
+    await service.delete(scope, name, below);
+    model.delete(scope, name, below);
+  }
+  await maintain();
 }
 
 /** Reads every version in `versions` until maintenance has ended (one pass at least). */
@@ -153,7 +188,10 @@ async function maintenanceDuringWrites({ service, maintain, hooks, reopen }: Law
   // rebuilds an index or a latest pointer from versions ordered as strings (10 before 9)
   // shows in its listing and its latest.
   for (let k = 0; k < 7; k++) seeded.push(await publish(service, scope, b, 100 + k));
+  for (let k = 0; k < 2; k++) seeded.push(await publish(service, scope, EMPTIED, 150 + k));
   recordAll(model, scope, seeded);
+  await service.delete(scope, EMPTIED, "all");
+  model.delete(scope, EMPTIED, "all");
   const lowestOf = (name: string) => model.live(scope, name)[0]?.version ?? 1;
   await service.delete(scope, a, lowestOf(a));
   model.delete(scope, a, lowestOf(a));
@@ -212,9 +250,16 @@ async function maintenanceDuringWrites({ service, maintain, hooks, reopen }: Law
   );
   await maintain();
   await expectStoreAgrees(service, model, scope, "after maintenance once more");
-  if (hooks.reopen) {
-    await expectStoreAgrees(await reopen(), model, scope, "after a restart");
-  }
+  // A restarted instance knows of the deleted versions only what the storage kept.
+  const restarted = hooks.reopen ? await reopen() : service;
+  if (hooks.reopen) await expectStoreAgrees(restarted, model, scope, "after a restart");
+  await putOverAHoleThenMaintain({ service: restarted, maintain }, model, scope);
+  await expectStoreAgrees(
+    restarted,
+    model,
+    scope,
+    "after puts over a version deleted below the top, then maintenance",
+  );
 }
 
 /**
@@ -235,7 +280,7 @@ async function sequencesWithMaintenance({ hooks, fresh, property, options }: Law
 export const maintenanceLaws = [
   check(
     "maintenance",
-    "maintenance run while puts, keyed puts, uploads, deletes and reads are in flight changes nothing published: readers never miss a version, deleted versions stay deleted, keys stay bound",
+    "maintenance run while puts, keyed puts, uploads, deletes and reads are in flight changes nothing published: readers never miss a version, deleted versions stay deleted, keys stay bound, and later puts (after a restart too) get versions above every one handed out and are read as latest",
     maintenanceDuringWrites,
     { needs: ["maintain"] },
   ),
