@@ -28,8 +28,9 @@ export interface UploadTarget {
    */
   publish(digest: DataDigest, deadline: Deadline): Promise<ArtifactMeta>;
   /**
-   * Removes whatever was staged, waiting for the backend at most CLEANUP_TIMEOUT_MS. Called at
-   * most once, never after a successful publish.
+   * Removes whatever was staged, waiting for the backend at most CLEANUP_TIMEOUT_MS (the sink
+   * stops waiting for it then in any case). Called at most once, never after a successful
+   * publish, after the write in flight settles or CLEANUP_TIMEOUT_MS has passed.
    */
   discard(): Promise<void>;
 }
@@ -55,11 +56,20 @@ class BoundUpload implements UploadSink {
   /** The write or publish in flight, so a discard never races it. */
   #busy: Promise<unknown> = Promise.resolve();
   #discarded: Promise<void> | undefined;
+  /** Rejects with the failure once the upload fails, so a write in flight ends with it. */
+  readonly #failed: Promise<never>;
+  #rejectFailed: (error: ArtifactError) => void = () => undefined;
   readonly #unwatch: () => void;
 
   constructor(request: ParsedUpload, target: UploadTarget) {
     this.#request = request;
     this.#target = target;
+    this.#failed = new Promise<never>((_, reject) => {
+      this.#rejectFailed = reject;
+    });
+    // Only a write in flight waits on it; an upload that fails otherwise must not leave an
+    // unhandled rejection behind.
+    this.#failed.catch(() => undefined);
     const signal = request.deadline.toSignal();
     const onAbort = () => {
       if (this.#state === "open" || this.#state === "writing") {
@@ -92,7 +102,10 @@ class BoundUpload implements UploadSink {
     })();
     this.#busy = work;
     try {
-      await work;
+      // The caller's write ends when the upload fails (its deadline, its signal, abort()),
+      // not only when the target's write settles: a target stalled on its backend would
+      // hold it past the deadline.
+      await Promise.race([work, this.#failed]);
     } catch (error) {
       throw await this.#fail(asArtifactError(error, "upload"));
     }
@@ -146,15 +159,33 @@ class BoundUpload implements UploadSink {
       this.#state = "failed";
       this.#failure = error;
       this.#unwatch();
-      this.#discarded = this.#busy
-        .catch(() => undefined)
-        .then(() => this.#target.discard())
+      this.#rejectFailed(error);
+      // The discard waits for the write in flight, so that it never races it, and for the
+      // discard itself, each at most CLEANUP_TIMEOUT_MS: a target that never settles must not
+      // hold the caller's abort() or failed write for ever (what is left, repair removes).
+      this.#discarded = withinCleanupTime(this.#busy)
+        .then(() => withinCleanupTime(this.#target.discard()))
         .catch(() => undefined);
     }
     await this.#discarded;
     return this.#failure ?? error;
   }
 }
+
+/** Settles when `work` does or CLEANUP_TIMEOUT_MS later, whichever comes first; never rejects. */
+async function withinCleanupTime(work: Promise<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const givenUp = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CLEANUP_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([work.then(noop, noop), givenUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function noop(): void {}
 
 function uploadTooLarge(request: ParsedUpload): ArtifactError {
   return artifactTooLarge(undefined, request.maxBytes, request.maxBytesBound);
