@@ -53,7 +53,7 @@ class BoundUpload implements UploadSink {
   readonly #digester = new BlockDigester();
   #state: State = "open";
   #failure: ArtifactError | undefined;
-  /** The write or publish in flight, so a discard never races it. */
+  /** The write or publish in flight, so a discard does not race it (for CLEANUP_TIMEOUT_MS). */
   #busy: Promise<unknown> = Promise.resolve();
   #discarded: Promise<void> | undefined;
   /** Rejects with the failure once the upload fails, so a write in flight ends with it. */
