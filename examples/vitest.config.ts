@@ -11,7 +11,7 @@ export default defineConfig({
     ],
     // Each run is several processes on one server pair of a 2-core machine: one at a time.
     fileParallelism: false,
-    testTimeout: 300_000,
+    testTimeout: 600_000,
     hookTimeout: 600_000,
   },
 });

@@ -16,9 +16,16 @@ export interface HostConfig {
   puts: number;
   /** Puts in flight at once. */
   lanes: number;
+  /** The lease of each committed put: long, so no reconciler judges a put while its host lives. */
   leaseMs: number;
   /** The victim: after this many committed puts, one more put that it never commits. */
   orphanAfter?: number;
+  /**
+   * The lease of that last put: the reconciler waits it out once the victim is dead, so it is
+   * shorter than leaseMs, yet long enough for one put on a busy server (the journaled put's
+   * call gets 80% of its lease).
+   */
+  orphanLeaseMs?: number;
 }
 
 /** A client of the S3 endpoint (path-style, as local servers need). */

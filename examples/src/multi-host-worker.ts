@@ -28,11 +28,9 @@ async function main(config: HostConfig): Promise<void> {
     prefix: config.prefix,
   });
   const journal = await PostgresEffectJournal.open({ pool, schema: config.schema });
-  const artifacts = journalArtifacts(service, config.scope, {
-    journal,
-    owner: `writer-${config.host}`,
-    leaseMs: config.leaseMs,
-  });
+  const writer = (leaseMs: number) =>
+    journalArtifacts(service, config.scope, { journal, owner: `writer-${config.host}`, leaseMs });
+  const artifacts = writer(config.leaseMs);
 
   let go!: () => void;
   const started = new Promise<void>((resolve) => {
@@ -66,7 +64,8 @@ async function main(config: HostConfig): Promise<void> {
       decide: () => (policy === "commit" ? "commit" : "compensate"),
     });
     const settled: Array<{ effectId: string; outcome: string }> = [];
-    const giveUpAt = Date.now() + 120_000;
+    // A bound for a hang only, far past the orphan's lease.
+    const giveUpAt = Date.now() + 480_000;
     let passes = 0;
     for (;;) {
       const record = await journal.get(effectId);
@@ -92,7 +91,8 @@ async function main(config: HostConfig): Promise<void> {
   async function putOne(index: number, commit: boolean): Promise<void> {
     const name = config.names[index % config.names.length] as string;
     const data = new TextEncoder().encode(`${config.host} put #${index} of ${name}\n`);
-    const put = await artifacts.put(name, data, { mimeType: "text/plain" });
+    const through = commit ? artifacts : writer(config.orphanLeaseMs ?? config.leaseMs);
+    const put = await through.put(name, data, { mimeType: "text/plain" });
     const fact = { name, version: put.receipt.version, sha256: put.receipt.sha256 };
     if (!commit) {
       // Intent and receipt are in the journal, the commit is not: an orphan if we die now.

@@ -85,7 +85,8 @@ const abandon = (why: string) => {
   for (const child of children) child.kill("SIGKILL");
   process.exit(1);
 };
-const overall = setTimeout(() => abandon("timed out after 150 s"), 150_000);
+// A bound for a hang only: a busy CI machine, with other suites on the same servers, is slow.
+const overall = setTimeout(() => abandon("timed out after 540 s"), 540_000);
 process.once("SIGTERM", () => abandon("stopped (SIGTERM)"));
 process.once("SIGINT", () => abandon("stopped (SIGINT)"));
 
@@ -124,10 +125,10 @@ const configs: HostConfig[] = Array.from({ length: hosts }, (_, index) => ({
   names,
   puts: index === 0 ? victimPuts + 1 : puts,
   lanes: 2,
-  // The victim's lease is short, so its orphan becomes claimable soon after it dies; a
-  // survivor's is long, so no reconciler judges its puts while it lives.
-  leaseMs: index === 0 ? 10_000 : 60_000,
-  ...(index === 0 ? { orphanAfter: victimPuts } : {}),
+  // Every committed put holds a long lease, so no reconciler judges it while its host lives;
+  // the victim's orphan a shorter one, so it becomes claimable soon after the victim dies.
+  leaseMs: 60_000,
+  ...(index === 0 ? { orphanAfter: victimPuts, orphanLeaseMs: 30_000 } : {}),
 }));
 
 let resolveReconciled!: () => void;

@@ -15,7 +15,7 @@ async function runExample(env: Record<string, string>) {
       S3_ENDPOINT: inject("s3Endpoint"),
       ...env,
     },
-    timeout: 170_000,
+    timeout: 570_000,
   }).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
     throw new Error(`exit ${error.code}\n${error.stdout}\n${error.stderr}`);
   });
