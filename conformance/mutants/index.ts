@@ -61,7 +61,12 @@ import {
   VersionCursorRestarts,
   VersionPagesUncapped,
 } from "./state.js";
-import { AbortPublishes, KeepsLentChunks, RangeOffByOne } from "./transfer.js";
+import {
+  AbortPublishes,
+  KeepsLentChunks,
+  RangeOffByOne,
+  ServesUndeclaredTransfer,
+} from "./transfer.js";
 import {
   AbortAfterFinishDeletes,
   DeadlineCountsAsPayload,
@@ -211,6 +216,14 @@ export const MUTANTS: readonly Mutant[] = [
   { name: "serves byte ranges one byte late", make: (o) => new RangeOffByOne(memory(o)) },
   { name: "publishes an aborted upload", make: (o) => new AbortPublishes(memory(o)) },
   { name: "keeps a lent upload chunk", make: (o) => new KeepsLentChunks(memory(o)) },
+  {
+    name: "serves streamed uploads it does not declare",
+    make: (o) => new ServesUndeclaredTransfer(memory(o), "streamingUpload"),
+  },
+  {
+    name: "serves byte ranges it does not declare",
+    make: (o) => new ServesUndeclaredTransfer(memory(o), "byteRanges"),
+  },
   {
     name: "hides deleted versions from listings a turn before it deletes them",
     make: (o) => new DeleteHidesBeforeRemoving(memory(o)),

@@ -1,4 +1,11 @@
-import type { DownloadOptions, Scope, UploadOptions } from "@artifact-kit/core";
+import type {
+  ArtifactService,
+  Capabilities,
+  DownloadOptions,
+  Scope,
+  TransferCapabilities,
+  UploadOptions,
+} from "@artifact-kit/core";
 import { ForwardingService } from "./forwarding.js";
 
 // Transfer mutants: each breaks one transfer law of the adapter it wraps.
@@ -49,5 +56,26 @@ export class KeepsLentChunks extends ForwardingService {
       },
       abort: (reason?: unknown) => upload.abort(reason),
     };
+  }
+}
+
+/**
+ * Serves a transfer part its capabilities() leave out: the kit tests only what is declared,
+ * so whatever that part does wrong would go unseen (and callers that go by the declaration
+ * never use it).
+ */
+export class ServesUndeclaredTransfer extends ForwardingService {
+  constructor(
+    inner: ArtifactService,
+    private readonly undeclared: keyof TransferCapabilities,
+  ) {
+    super(inner);
+  }
+
+  override capabilities(): Capabilities {
+    const capabilities = this.inner.capabilities();
+    if (!capabilities.transfer) return capabilities;
+    const transfer = Object.freeze({ ...capabilities.transfer, [this.undeclared]: false });
+    return Object.freeze({ ...capabilities, transfer });
   }
 }

@@ -9,12 +9,13 @@ import {
 import { ArtifactError, defineCapabilities, type Scope } from "../src/index.js";
 
 const scope: Scope = { kind: "app", app: "template" };
-const capabilities = defineCapabilities({
+const shape = {
   durability: "volatile",
   maxPageLimit: 10,
   legacyListLimit: 10,
   quotas: { appliesTo: "global", bounds: { maxArtifactBytes: 8 } },
-});
+} as const;
+const capabilities = defineCapabilities(shape);
 
 /** Hooks that record what reached them, and fail with a plain Error when asked to read. */
 function recordingHooks() {
@@ -123,6 +124,40 @@ describe("AdapterService", () => {
     await expect(service.openDownload(scope, "a")).rejects.toMatchObject({
       code: "unsupported_transfer",
     });
+  });
+
+  it("refuses a transfer part its capabilities leave out, hooks or not, and a part declared without its hook", async () => {
+    const reached: string[] = [];
+    const hooks: AdapterHooks = {
+      ...recordingHooks().hooks,
+      beginUpload: async () => {
+        reached.push("beginUpload");
+        throw new Error("not here");
+      },
+      download: async () => {
+        reached.push("download");
+        throw new Error("not here");
+      },
+    };
+    const transfer = { streamingUpload: false, streamingDownload: true, byteRanges: false };
+    const service = new AdapterService(hooks, defineCapabilities({ ...shape, transfer }));
+    await expect(service.openUpload(scope, "a")).rejects.toMatchObject({
+      code: "unsupported_transfer",
+    });
+    await expect(
+      service.openDownload(scope, "a", { range: { offset: 0, length: 1 } }),
+    ).rejects.toMatchObject({ code: "unsupported_transfer" });
+    expect(reached).toEqual([]);
+    // The declared part reaches its hook.
+    await expect(service.openDownload(scope, "a")).rejects.toMatchObject({ code: "unavailable" });
+    expect(reached).toEqual(["download"]);
+    const overclaimed = defineCapabilities({
+      ...shape,
+      transfer: { ...transfer, streamingUpload: true },
+    });
+    expect(() => new AdapterService(recordingHooks().hooks, overclaimed)).toThrow(
+      /streamingUpload without beginUpload/,
+    );
   });
 
   it("closes the backend once and then refuses the public operations and the port", async () => {

@@ -98,8 +98,10 @@ export interface AdapterHooks {
   ): ArtifactMeta | Promise<ArtifactMeta>;
   /**
    * Prepares a streamed upload: where its chunks are staged and how they are published.
-   * Without it (and `download`), openUpload and openDownload fail with unsupported_transfer,
-   * and capabilities() must not declare transfer.
+   * Without it, capabilities() must not declare streamingUpload. A part capabilities() does
+   * not declare fails with unsupported_transfer, whatever hooks are given: callers (routers,
+   * the stream package) choose how to move bytes by the declaration, and the conformance kit
+   * tests what is declared.
    */
   beginUpload?(request: ParsedUpload): UploadTarget | Promise<UploadTarget>;
   /** The version a get asks for (not_found when there is none). */
@@ -166,6 +168,16 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
     const maxArtifactBytes = capabilities.quotas.bounds.maxArtifactBytes;
     if (maxArtifactBytes === undefined) {
       throw invalidArgument("capabilities", "must name maxArtifactBytes in quotas.bounds");
+    }
+    const declared = capabilities.transfer;
+    if (declared?.streamingUpload === true && !hooks.beginUpload) {
+      throw invalidArgument("capabilities", "declares streamingUpload without beginUpload");
+    }
+    if (
+      (declared?.streamingDownload === true || declared?.byteRanges === true) &&
+      !hooks.download
+    ) {
+      throw invalidArgument("capabilities", "declares streamingDownload without download");
     }
     this.#hooks = hooks;
     this.#capabilities = capabilities;
@@ -322,7 +334,9 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
             maxBytesBound: "maxArtifactBytes" as const,
           }
         : request;
-    if (!this.#hooks.beginUpload) throw unsupportedTransfer("this adapter has no uploads");
+    if (!this.#hooks.beginUpload || this.#capabilities.transfer?.streamingUpload !== true) {
+      throw unsupportedTransfer("this store declares no streamingUpload");
+    }
     const target = await this.#hooks.beginUpload(bounded);
     return uploadSink(bounded, {
       write: async (chunk) => {
@@ -338,7 +352,13 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
   };
 
   readonly #openDownload = async (request: ParsedDownload): Promise<DownloadSource> => {
-    if (!this.#hooks.download) throw unsupportedTransfer("this adapter has no downloads");
+    const declared = this.#capabilities.transfer;
+    if (!this.#hooks.download || declared?.streamingDownload !== true) {
+      throw unsupportedTransfer("this store declares no streamingDownload");
+    }
+    if (request.range !== undefined && declared.byteRanges !== true) {
+      throw unsupportedTransfer("this store declares no byteRanges");
+    }
     const stored = await this.#hooks.download(request);
     try {
       const range = resolveRange(request.range, stored.meta.size);

@@ -29,6 +29,7 @@ import { scopeLaws } from "./checks/scopes.js";
 import { signalLaws } from "./checks/signals.js";
 import { stateLaws } from "./checks/state.js";
 import { streamEndLaws } from "./checks/stream-ends.js";
+import { declaredTransferLaws } from "./checks/transfer-declared.js";
 import { downloadLaws } from "./checks/transfer-download.js";
 import { uploadLaws } from "./checks/transfer-upload.js";
 import { validationLaws } from "./checks/validation.js";
@@ -61,6 +62,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...boundRaceLaws,
   ...uploadLaws,
   ...downloadLaws,
+  ...declaredTransferLaws,
   ...streamEndLaws,
   ...corruptionLaws,
   ...deadlineLaws,
