@@ -31,3 +31,18 @@ describe("the kit's registration options", () => {
     expect(names({ only: "scale: ", omit: ["names"] }).length).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe("the kit's per-law limit (testTimeoutMs)", () => {
+  it("fails a law that never settles, naming the law, instead of waiting for ever", async () => {
+    const [first] = artifactServiceChecks({
+      create: () => new Promise<never>(() => {}),
+      testTimeoutMs: 50,
+    });
+    const outcome = await first?.run().then(
+      () => "settled",
+      (error: unknown) => String(error),
+    );
+    expect(outcome).toContain(first?.name);
+    expect(outcome).toContain("did not settle within 50 ms");
+  });
+});

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { type ArtifactTransfer, hasTransfer } from "../transfer.js";
 import type { ArtifactMeta, ArtifactService, TransferCapabilities } from "../types.js";
 import { ConformanceFailure, fail } from "./expect.js";
+import { withinLawLimit } from "./law-limit.js";
 import {
   type ArtifactServiceConformanceOptions,
   reopenHolder,
@@ -168,7 +169,9 @@ export function bindLaw(
     name,
     run: async () => {
       try {
-        return await withSubject(create, (holder) => runLaw(law, options, create, holder));
+        return await withinLawLimit(options.testTimeoutMs, () =>
+          withSubject(create, (holder) => runLaw(law, options, create, holder)),
+        );
       } catch (error) {
         throw new ConformanceFailure(
           failureReport(name, `describeArtifactService(${JSON.stringify(subjectName)}`, error),

@@ -1,5 +1,6 @@
 import { describe, it } from "vitest";
 import { artifactServiceChecks } from "./checks.js";
+import { vitestLimitMs } from "./law-limit.js";
 import type { ArtifactServiceConformanceOptions } from "./subject.js";
 
 /**
@@ -13,7 +14,7 @@ export function describeArtifactService(
 ): void {
   describe(`artifact service conformance: ${name}`, () => {
     for (const check of artifactServiceChecks(options, name)) {
-      it(check.name, { timeout: options.testTimeoutMs ?? 600_000 }, async (context) => {
+      it(check.name, { timeout: vitestLimitMs(options.testTimeoutMs) }, async (context) => {
         const outcome = await check.run();
         if (outcome) context.skip(outcome.skipped);
       });

@@ -75,8 +75,9 @@ export interface ArtifactServiceConformanceOptions {
    */
   omit?: readonly string[];
   /**
-   * Per-check time limit in vitest (default 600,000 ms): a limit for hangs, not for speed; the
-   * scale laws put 1,100+ names and versions, which a slow backend on a loaded machine needs
+   * Per-check time limit (default 600,000 ms): a check still pending then fails, naming its
+   * law (vitest's own limit is a minute above). A limit for hangs, not for speed; the scale
+   * laws put 1,100+ names and versions, which a slow backend on a loaded machine needs
    * minutes for.
    */
   testTimeoutMs?: number;

@@ -9,6 +9,7 @@ import {
   skip,
 } from "../check.js";
 import { ConformanceFailure } from "../expect.js";
+import { withinLawLimit } from "../law-limit.js";
 import {
   type RunStoreConformanceOptions,
   type RunStoreHolder,
@@ -82,7 +83,9 @@ export function bindRunStoreLaw(
     name,
     run: async () => {
       try {
-        return await withRunStore(options, {}, (probe) => runLaw(law, options, probe.subject));
+        return await withinLawLimit(options.testTimeoutMs, () =>
+          withRunStore(options, {}, (probe) => runLaw(law, options, probe.subject)),
+        );
       } catch (error) {
         throw new ConformanceFailure(
           failureReport(name, `describeRunStore(${JSON.stringify(subjectName)}`, error),

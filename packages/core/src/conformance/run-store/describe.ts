@@ -1,4 +1,5 @@
 import { describe, it } from "vitest";
+import { vitestLimitMs } from "../law-limit.js";
 import { runStoreChecks } from "./checks.js";
 import type { RunStoreConformanceOptions } from "./subject.js";
 
@@ -9,7 +10,7 @@ import type { RunStoreConformanceOptions } from "./subject.js";
 export function describeRunStore(name: string, options: RunStoreConformanceOptions): void {
   describe(`run store conformance: ${name}`, () => {
     for (const check of runStoreChecks(options, name)) {
-      it(check.name, { timeout: options.testTimeoutMs ?? 600_000 }, async (context) => {
+      it(check.name, { timeout: vitestLimitMs(options.testTimeoutMs) }, async (context) => {
         const outcome = await check.run();
         if (outcome) context.skip(outcome.skipped);
       });

@@ -40,7 +40,7 @@ export interface RunStoreConformanceOptions {
   replayPath?: string;
   /** Runs only the checks whose name contains this text (the failure report prints it). */
   only?: string;
-  /** Per-check time limit in vitest (default 600,000 ms, as the artifact kit's): a limit for hangs, not for speed. */
+  /** Per-check time limit (default 600,000 ms, as the artifact kit's): a check still pending then fails; a limit for hangs, not for speed. */
   testTimeoutMs?: number;
 }
 

@@ -1,0 +1,38 @@
+// A law that never settles is a failure of the service under test (some operation of it, or
+// of its subject's hooks, neither resolved nor rejected), and is reported as one, naming the
+// law, instead of holding the run for ever. A bound for hangs, not for speed.
+
+import { ConformanceFailure } from "./expect.js";
+
+/** The per-law limit when the options name none: minutes, for slow backends on busy machines. */
+export const DEFAULT_LAW_LIMIT_MS = 600_000;
+
+/** vitest's own limit for a law: above the kit's, so that the kit's report is the one seen. */
+export function vitestLimitMs(lawLimitMs: number | undefined): number {
+  return (lawLimitMs ?? DEFAULT_LAW_LIMIT_MS) + 60_000;
+}
+
+/** `body`'s outcome, or a failure once `limitMs` passed with `body` still pending. */
+export async function withinLawLimit<T>(
+  limitMs: number | undefined,
+  body: () => Promise<T>,
+): Promise<T> {
+  const limit = limitMs ?? DEFAULT_LAW_LIMIT_MS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ConformanceFailure(
+            `the law did not settle within ${limit} ms: an operation of the service (or of the subject's hooks) never resolved or rejected`,
+          ),
+        ),
+      limit,
+    );
+  });
+  try {
+    return await Promise.race([body(), hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
