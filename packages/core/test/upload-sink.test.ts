@@ -23,7 +23,7 @@ function stalledTarget(overrides: Partial<UploadTarget> = {}) {
 }
 
 /** What a promise came to, without waiting for it: "pending" until it settles. */
-function outcomeOf(promise: Promise<unknown>) {
+function settledState(promise: Promise<unknown>) {
   let outcome: string = "pending";
   promise.then(
     () => {
@@ -48,7 +48,7 @@ describe("an upload over a target that never settles", () => {
     const { target, discard } = stalledTarget();
     const controller = new AbortController();
     const sink = uploadSink(parseUpload(scope, "a", { signal: controller.signal }, 1024), target);
-    const write = outcomeOf(sink.write(new Uint8Array([1, 2, 3])));
+    const write = settledState(sink.write(new Uint8Array([1, 2, 3])));
     controller.abort();
     await vi.advanceTimersByTimeAsync(CLEANUP_TIMEOUT_MS - 1);
     // The discard waits for the stalled write first, up to the bound.
@@ -63,8 +63,8 @@ describe("an upload over a target that never settles", () => {
   it("ends abort() and the write in flight when the target's write never settles", async () => {
     const { target, discard } = stalledTarget();
     const sink = uploadSink(parseUpload(scope, "a", {}, 1024), target);
-    const write = outcomeOf(sink.write(new Uint8Array([1])));
-    const abort = outcomeOf(sink.abort("gone"));
+    const write = settledState(sink.write(new Uint8Array([1])));
+    const abort = settledState(sink.abort("gone"));
     await vi.advanceTimersByTimeAsync(CLEANUP_TIMEOUT_MS);
     expect(abort()).toBe("resolved");
     expect(write()).toBe("rejected: aborted");
@@ -79,7 +79,7 @@ describe("an upload over a target that never settles", () => {
     });
     const sink = uploadSink(parseUpload(scope, "a", {}, 1024), target);
     await sink.write(new Uint8Array([1]));
-    const abort = outcomeOf(sink.abort());
+    const abort = settledState(sink.abort());
     await vi.advanceTimersByTimeAsync(CLEANUP_TIMEOUT_MS - 1);
     expect(abort()).toBe("pending");
     await vi.advanceTimersByTimeAsync(1);
