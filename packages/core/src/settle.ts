@@ -11,3 +11,25 @@ export async function allSettledOrFirstFailure<T>(promises: readonly Promise<T>[
   if (failed) throw failed.reason;
   return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
 }
+
+/**
+ * `work`'s outcome, or what `late` returns (or throws) once `ms` have passed with `work` still
+ * pending: a bound for a wait on something that may never settle. The timer goes either way.
+ */
+export async function settleWithin<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(late());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

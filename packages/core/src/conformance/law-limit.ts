@@ -2,6 +2,7 @@
 // of its subject's hooks, neither resolved nor rejected), and is reported as one, naming the
 // law, instead of holding the run for ever. A bound for hangs, not for speed.
 
+import { settleWithin } from "../settle.js";
 import { ConformanceFailure } from "./expect.js";
 
 /** The per-law limit when the options name none: minutes, for slow backends on busy machines. */
@@ -13,26 +14,11 @@ export function vitestLimitMs(lawLimitMs: number | undefined): number {
 }
 
 /** `body`'s outcome, or a failure once `limitMs` passed with `body` still pending. */
-export async function withinLawLimit<T>(
-  limitMs: number | undefined,
-  body: () => Promise<T>,
-): Promise<T> {
+export function withinLawLimit<T>(limitMs: number | undefined, body: () => Promise<T>): Promise<T> {
   const limit = limitMs ?? DEFAULT_LAW_LIMIT_MS;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hung = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new ConformanceFailure(
-            `the law did not settle within ${limit} ms: an operation of the service (or of the subject's hooks) never resolved or rejected`,
-          ),
-        ),
-      limit,
+  return settleWithin(body(), limit, () => {
+    throw new ConformanceFailure(
+      `the law did not settle within ${limit} ms: an operation of the service (or of the subject's hooks) never resolved or rejected`,
     );
   });
-  try {
-    return await Promise.race([body(), hung]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,5 +1,6 @@
 import type { Deadline } from "../deadline.js";
 import { ArtifactError, artifactTooLarge, asArtifactError, invalidArgument } from "../errors.js";
+import { settleWithin } from "../settle.js";
 import type { ArtifactMeta } from "../types.js";
 import { validateData } from "../validate.js";
 import { BlockDigester, type DataDigest } from "./blocks.js";
@@ -173,16 +174,8 @@ class BoundUpload implements UploadSink {
 }
 
 /** Settles when `work` does or CLEANUP_TIMEOUT_MS later, whichever comes first; never rejects. */
-async function withinCleanupTime(work: Promise<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const givenUp = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, CLEANUP_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([work.then(noop, noop), givenUp]);
-  } finally {
-    clearTimeout(timer);
-  }
+function withinCleanupTime(work: Promise<unknown>): Promise<void> {
+  return settleWithin(work.then(noop, noop), CLEANUP_TIMEOUT_MS, noop);
 }
 
 function noop(): void {}
