@@ -99,12 +99,16 @@ export function namePaths(scopeDirs: ScopePaths, name: string): NamePaths {
 }
 
 /** The directory of one name's idempotency key bindings. */
-export function keysDir(scopeDirs: ScopePaths, nameDigest: string): string {
+export function keysDir(scopeDirs: Pick<ScopePaths, "keys">, nameDigest: string): string {
   return join(scopeDirs.keys, nameDigest);
 }
 
 /** The binding file of one idempotency key of one name. */
-export function keyFile(scopeDirs: ScopePaths, nameDigest: string, key: string): string {
+export function keyFile(
+  scopeDirs: Pick<ScopePaths, "keys">,
+  nameDigest: string,
+  key: string,
+): string {
   return join(keysDir(scopeDirs, nameDigest), `${sha256Hex(key)}.json`);
 }
 
