@@ -98,7 +98,9 @@ export async function entomb(dir: string, version: number): Promise<boolean> {
 export async function dropDeleted(dir: string, version: number): Promise<void> {
   await removeIfPossible(versionFile(dir, version, "d"));
   await removeIfPresent(versionFile(dir, version, "m"));
-  await releaseVersionFile(dir, version);
+  // The delete is decided and durable: letting go of the bytes is best effort, and repair
+  // tries again (a damaged tombstone stays as it is).
+  await releaseVersionFile(dir, version).catch(() => {});
 }
 
 /**

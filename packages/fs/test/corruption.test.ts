@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type ArtifactErrorCode, type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FsArtifactService, fsArtifactPaths, MAX_METADATA_FILE_BYTES } from "../src/index.js";
-import { codeOf, tempService } from "./helpers.js";
+import { codeOf, tempService, toLegacyLayout } from "./helpers.js";
 
 const SCOPE: Scope = { kind: "user", app: "corrupt", user: "u" };
 const NAME = "doc/report.txt";
@@ -21,6 +21,9 @@ beforeEach(async () => {
   const meta = await service.put(SCOPE, NAME, DATA, { metadata: { k: "v" } });
   expect(meta.version).toBe(2);
   paths = fsArtifactPaths(temp.root, SCOPE, NAME, 2);
+  // TODO(version file): these cases damage a store written before version files; the same
+  // damage to a version file needs its own cases.
+  await toLegacyLayout(paths);
 });
 afterEach(() => cleanup());
 

@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ArtifactErrorCode, isArtifactError } from "@artifact-kit/core";
@@ -38,4 +38,29 @@ export async function codeOf(promise: Promise<unknown>): Promise<ArtifactErrorCo
     if (isArtifactError(error)) return error.code;
     throw error;
   }
+}
+
+/**
+ * Rewrites one published version as a store written before version files holds it: the
+ * record alone in `<v>.m`, the payload in `<v>.d`, the block digests (of a version of more
+ * than one block) in `<v>.r`. For tests of stores written by earlier releases.
+ */
+export async function toLegacyLayout(paths: {
+  reservation: string;
+  metadata: string;
+  data: string;
+}): Promise<void> {
+  const file = await readFile(paths.reservation);
+  const header = /^AKV2 ([0-9]{10}) ([0-9]{10})\n/.exec(file.subarray(0, 27).toString("latin1"));
+  if (!header) throw new Error(`${paths.reservation} is no version file`);
+  const recordEnd = 27 + Number(header[1]);
+  const payloadOffset = Number(header[2]);
+  const record = file.subarray(27, recordEnd);
+  const size = (JSON.parse(record.toString("utf8")) as { size: number }).size;
+  // `<v>.m` and `<v>.r` are one file: each gets a file of its own.
+  await rm(paths.metadata);
+  await rm(paths.reservation);
+  await writeFile(paths.data, file.subarray(payloadOffset, payloadOffset + size));
+  await writeFile(paths.reservation, file.subarray(payloadOffset + size));
+  await writeFile(paths.metadata, record);
 }
