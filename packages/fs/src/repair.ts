@@ -228,7 +228,7 @@ export async function repairTree(
         for (const kind of ["d", "m"] as const) {
           if (present.has(kind) && !(await remove(versionFile(dir, version, kind)))) return false;
         }
-        await releaseVersionFile(dir, version).catch(() => {});
+        if (await releaseVersionFile(dir, version).catch(() => false)) report.removed += 1;
         continue;
       }
       if (present.has("m") && !present.has("d") && !(await isVersionFile(dir, version))) {

@@ -100,7 +100,7 @@ export async function dropDeleted(dir: string, version: number): Promise<void> {
   await removeIfPresent(versionFile(dir, version, "m"));
   // The delete is decided and durable: letting go of the bytes is best effort, and repair
   // tries again (a damaged tombstone stays as it is).
-  await releaseVersionFile(dir, version).catch(() => {});
+  await releaseVersionFile(dir, version).catch(() => false);
 }
 
 /**
@@ -108,19 +108,20 @@ export async function dropDeleted(dir: string, version: number): Promise<void> {
  * names (the reservation, the tombstone and a key's binding) is replaced by a file of its own,
  * empty or, for the binding, the head alone (a retry with the key still reads its record).
  * Replaced rather than truncated: a read that opened the version before the delete keeps
- * reading it whole. Not synced: after a power cut repair lets go again.
+ * reading it whole. Not synced: after a power cut repair lets go again. True when it let go
+ * of anything.
  */
-export async function releaseVersionFile(dir: string, version: number): Promise<void> {
+export async function releaseVersionFile(dir: string, version: number): Promise<boolean> {
   const tombstone = versionFile(dir, version, "t");
   const opened = await openChecked(tombstone, "the tombstone", { version });
-  if (!opened) return;
+  if (!opened) return false;
   const { handle, size } = opened;
   let head: Buffer | undefined;
   let key: string | undefined;
   let mode = 0o600;
   try {
     const first = await readExactly(handle, Math.min(size, FIRST_READ_BYTES));
-    if (!first || first.byteLength === 0) return;
+    if (!first || first.byteLength === 0) return false;
     const parsed = await readVersionHead(
       handle,
       first,
@@ -129,23 +130,25 @@ export async function releaseVersionFile(dir: string, version: number): Promise<
       "the tombstone",
       { version },
     );
-    if (parsed.format !== 2) return;
+    if (parsed.format !== 2) return false;
     const record = openSealedRecord(parsed.record, "the tombstone", { version });
     key = typeof record.idempotencyKey === "string" ? record.idempotencyKey : undefined;
     head =
       parsed.payloadOffset <= first.byteLength
         ? first.subarray(0, parsed.payloadOffset)
         : await readExactly(handle, parsed.payloadOffset);
-    if (!head) return;
+    if (!head) return false;
     mode = (await handle.stat()).mode & 0o777;
   } finally {
     releaseInBackground(handle);
   }
   const ino = (await lstat(tombstone)).ino;
   const staging = join(dirname(dirname(dir)), STAGING_DIR);
+  let released = false;
   const replace = async (path: string, bytes: Uint8Array) => {
     const stats = await lstat(path).catch(() => undefined);
     if (stats?.ino !== ino) return;
+    released = true;
     const stage = join(staging, `${randomUUID()}.x`);
     await writeFile(stage, bytes, { flag: "wx", mode });
     await rename(stage, path).catch(async (error: unknown) => {
@@ -162,6 +165,7 @@ export async function releaseVersionFile(dir: string, version: number): Promise<
   }
   await replace(versionFile(dir, version, "r"), empty);
   await replace(tombstone, empty);
+  return released;
 }
 
 /** Deletes one version: entomb, fsync, drop; false when it was not published. */

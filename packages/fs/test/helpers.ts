@@ -64,3 +64,11 @@ export async function toLegacyLayout(paths: {
   await writeFile(paths.reservation, file.subarray(payloadOffset + size));
   await writeFile(paths.metadata, record);
 }
+
+/** Where a version file's payload starts (its header's second field). */
+export async function payloadOffsetOf(versionFilePath: string): Promise<number> {
+  const header = (await readFile(versionFilePath)).subarray(0, 27).toString("latin1");
+  const match = /^AKV2 [0-9]{10} ([0-9]{10})\n$/.exec(header);
+  if (!match) throw new Error(`${versionFilePath} is no version file`);
+  return Number(match[1]);
+}
