@@ -148,6 +148,7 @@ describe("a get returns verified bytes or corrupt_artifact", () => {
   it("an edited key binding: a retry refuses it, repair counts it and finishes nothing", async () => {
     const keyed = await service.put(SCOPE, "keyed", DATA, { idempotencyKey: "k" });
     const at = fsArtifactPaths(service.root, SCOPE, "keyed", keyed.version);
+    await toLegacyLayout(at);
     // A put cut short after binding its key, whose binding was then damaged: the binding
     // is the same file as the metadata, which goes; the binding now names version 7.
     const record = JSON.parse(await readFile(at.metadata, "utf8")) as Record<string, unknown>;
