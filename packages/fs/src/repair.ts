@@ -14,8 +14,8 @@ import {
   versionFile,
 } from "./layout.js";
 import { openSealedRecord } from "./sealed-record.js";
-import { releaseVersionFile } from "./version-files.js";
 import { readRecordFile } from "./version-reads.js";
+import { releaseVersionFile } from "./version-release.js";
 
 export interface RepairOptions {
   /** Most files one call removes (default maxScanEntries); call again while `complete` is false. */
@@ -228,7 +228,7 @@ export async function repairTree(
         for (const kind of ["d", "m"] as const) {
           if (present.has(kind) && !(await remove(versionFile(dir, version, kind)))) return false;
         }
-        if (await releaseVersionFile(dir, version).catch(() => false)) report.removed += 1;
+        if (await releaseVersionFile(dir, version, options).catch(() => false)) report.removed += 1;
         continue;
       }
       if (present.has("m") && !present.has("d") && !(await isVersionFile(dir, version))) {

@@ -228,7 +228,7 @@ export class FsStore implements AdapterHooks {
       removed = entombed.length;
       // Durably unpublished before any payload goes: see entomb().
       if (removed > 0) await syncDirectory(dir, this.#config);
-      for (const version of entombed) await dropDeleted(dir, version);
+      for (const version of entombed) await dropDeleted(dir, version, this.#config);
     } else if (request.selector === "latest") {
       // Another process may delete the latest version first: then take the next one.
       for (;;) {

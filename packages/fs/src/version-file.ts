@@ -17,6 +17,14 @@ import { sealRecord } from "./sealed-record.js";
 // format hold the record alone in `<v>.m` (it starts with "{"), the payload in `<v>.d` and
 // the block digests in `<v>.r`; both are read, and nothing converts the old files.
 
+/**
+ * Largest metadata record a read takes (and metadata file, in a store written before
+ * version files). The largest valid record (a 1,024-byte name, three
+ * 256-byte scope ids and a 255-byte MIME type, all of control characters that JSON escapes
+ * six-fold, plus 16 KiB of user metadata) is under 29 KiB.
+ */
+export const MAX_METADATA_FILE_BYTES = 65_536;
+
 const MAGIC = "AKV2";
 const FIELD_DIGITS = 10;
 /** `AKV2 <10 digits> <10 digits>\n` */

@@ -1,6 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { lstat, rename, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { rename } from "node:fs/promises";
 import { type ArtifactMeta, checkMetaReply, corruptArtifact, type Scope } from "@artifact-kit/core";
 import { compareNumbers } from "@artifact-kit/core/adapter";
 import {
@@ -14,10 +12,10 @@ import {
   syncDirectory,
   type WriteSettings,
 } from "./io.js";
-import { KEYS_DIR, keyFile, STAGING_DIR, VERSION_FILE_PATTERN, versionFile } from "./layout.js";
-import { openChecked, scanStoreDirectory } from "./records.js";
+import { VERSION_FILE_PATTERN, versionFile } from "./layout.js";
+import { scanStoreDirectory } from "./records.js";
 import { openSealedRecord } from "./sealed-record.js";
-import { FIRST_READ_BYTES, readVersionHead } from "./version-file.js";
+import { releaseVersionFile } from "./version-release.js";
 
 // The files of one version in its name directory: `<v>.r` (reservation, written whole as the
 // version file, version-file.ts), `<v>.m` (the publication point: a link of the version file)
@@ -28,13 +26,6 @@ import { FIRST_READ_BYTES, readVersionHead } from "./version-file.js";
 // idempotency key or repair can tell a deleted version from one whose publication was cut
 // short (both leave data without metadata). Reads check every file against the others;
 // every mismatch is corrupt_artifact, never a fallback.
-
-/**
- * Largest metadata file a get will read. The largest valid record (a 1,024-byte name, three
- * 256-byte scope ids and a 255-byte MIME type, all of control characters that JSON escapes
- * six-fold, plus 16 KiB of user metadata) is under 29 KiB.
- */
-export const MAX_METADATA_FILE_BYTES = 65_536;
 
 /** Where one version of one artifact lives. */
 export interface VersionAddress {
@@ -95,77 +86,16 @@ export async function entomb(dir: string, version: number): Promise<boolean> {
  * Removes a deleted version's payload, then its metadata if a put finishing its key binding
  * linked it back since the rename (see keys.ts). Only after entomb() and a directory fsync.
  */
-export async function dropDeleted(dir: string, version: number): Promise<void> {
+export async function dropDeleted(
+  dir: string,
+  version: number,
+  settings: Pick<WriteSettings, "durability">,
+): Promise<void> {
   await removeIfPossible(versionFile(dir, version, "d"));
   await removeIfPresent(versionFile(dir, version, "m"));
   // The delete is decided and durable: letting go of the bytes is best effort, and repair
   // tries again (a damaged tombstone stays as it is).
-  await releaseVersionFile(dir, version).catch(() => false);
-}
-
-/**
- * Lets go of a deleted version's bytes when it is a version file (format 2): each of its
- * names (the reservation, the tombstone and a key's binding) is replaced by a file of its own,
- * empty or, for the binding, the head alone (a retry with the key still reads its record).
- * Replaced rather than truncated: a read that opened the version before the delete keeps
- * reading it whole. Not synced: after a power cut repair lets go again. True when it let go
- * of anything.
- */
-export async function releaseVersionFile(dir: string, version: number): Promise<boolean> {
-  const tombstone = versionFile(dir, version, "t");
-  const opened = await openChecked(tombstone, "the tombstone", { version });
-  if (!opened) return false;
-  const { handle, size } = opened;
-  let head: Buffer | undefined;
-  let key: string | undefined;
-  let mode = 0o600;
-  try {
-    const first = await readExactly(handle, Math.min(size, FIRST_READ_BYTES));
-    if (!first || first.byteLength === 0) return false;
-    const parsed = await readVersionHead(
-      handle,
-      first,
-      size,
-      MAX_METADATA_FILE_BYTES,
-      "the tombstone",
-      { version },
-    );
-    if (parsed.format !== 2) return false;
-    const record = openSealedRecord(parsed.record, "the tombstone", { version });
-    key = typeof record.idempotencyKey === "string" ? record.idempotencyKey : undefined;
-    head =
-      parsed.payloadOffset <= first.byteLength
-        ? first.subarray(0, parsed.payloadOffset)
-        : await readExactly(handle, parsed.payloadOffset);
-    if (!head) return false;
-    mode = (await handle.stat()).mode & 0o777;
-  } finally {
-    releaseInBackground(handle);
-  }
-  const ino = (await lstat(tombstone)).ino;
-  const staging = join(dirname(dirname(dir)), STAGING_DIR);
-  let released = false;
-  const replace = async (path: string, bytes: Uint8Array) => {
-    const stats = await lstat(path).catch(() => undefined);
-    if (stats?.ino !== ino) return;
-    released = true;
-    const stage = join(staging, `${randomUUID()}.x`);
-    await writeFile(stage, bytes, { flag: "wx", mode });
-    await rename(stage, path).catch(async (error: unknown) => {
-      await removeQuietly(stage);
-      throw error;
-    });
-  };
-  const empty = new Uint8Array(0);
-  if (key !== undefined) {
-    await replace(
-      keyFile({ keys: join(dirname(dirname(dir)), KEYS_DIR) }, basename(dir), key),
-      head,
-    );
-  }
-  await replace(versionFile(dir, version, "r"), empty);
-  await replace(tombstone, empty);
-  return released;
+  await releaseVersionFile(dir, version, settings).catch(() => false);
 }
 
 /** Deletes one version: entomb, fsync, drop; false when it was not published. */
@@ -176,7 +106,7 @@ export async function unpublish(
 ): Promise<boolean> {
   if (!(await entomb(dir, version))) return false;
   await syncDirectory(dir, settings);
-  await dropDeleted(dir, version);
+  await dropDeleted(dir, version, settings);
   return true;
 }
 

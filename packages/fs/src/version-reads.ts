@@ -1,17 +1,23 @@
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
-import { type ArtifactErrorDetail, type ArtifactMeta, corruptArtifact } from "@artifact-kit/core";
+import {
+  type ArtifactErrorDetail,
+  type ArtifactMeta,
+  corruptArtifact,
+  notFound,
+} from "@artifact-kit/core";
 import { blockCount, checkBlockDigests, type StoredArtifact } from "@artifact-kit/core/adapter";
 import { pathExists, readExactly, readExactlyHashed, releaseInBackground } from "./io.js";
-import { versionFile } from "./layout.js";
+import { type ArtifactPaths, versionFile } from "./layout.js";
 import { openChecked, readSmallFile } from "./records.js";
-import { FIRST_READ_BYTES, readTail, readVersionHead, versionFileBytes } from "./version-file.js";
 import {
-  decodeMeta,
-  isDeleted,
+  FIRST_READ_BYTES,
   MAX_METADATA_FILE_BYTES,
-  type VersionAddress,
-} from "./version-files.js";
+  readTail,
+  readVersionHead,
+  versionFileBytes,
+} from "./version-file.js";
+import { decodeMeta, isDeleted, type VersionAddress } from "./version-files.js";
 
 // Reads of published versions. A version is read from `<v>.m`: a version file (format 2,
 // version-file.ts) holds the record, the payload and the block digests; a record of the
@@ -90,6 +96,22 @@ export async function readRecordFile(
   } finally {
     releaseInBackground(opened.handle);
   }
+}
+
+/**
+ * Where a published version's payload lies: in its version file after the head, or in a store
+ * written before version files, the whole of `<v>.d`. For diagnostics, tests and tools (a
+ * checker that flips a stored byte, say); `paths` from fsArtifactPaths.
+ */
+export async function fsPayloadLocation(
+  paths: Pick<ArtifactPaths, "metadata" | "data">,
+): Promise<{ readonly path: string; readonly offset: number }> {
+  const opened = await openRecordFile(paths.metadata, METADATA, {});
+  if (!opened) throw notFound(`a published version at ${paths.metadata}`);
+  releaseInBackground(opened.handle);
+  return opened.head.format === 2
+    ? { path: paths.metadata, offset: opened.head.payloadOffset }
+    : { path: paths.data, offset: 0 };
 }
 
 /** A published version's record; undefined when it is not (or no longer) published. */

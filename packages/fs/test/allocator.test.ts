@@ -39,7 +39,9 @@ describe("version reservations", () => {
       });
     const allocator = new VersionAllocator(config);
     const results = await Promise.allSettled(
-      Array.from({ length: 4 }, () => allocator.reserve(nameDirs, (path) => createExclusive(path, config.fileMode))),
+      Array.from({ length: 4 }, () =>
+        allocator.reserve(nameDirs, (path) => createExclusive(path, config.fileMode)),
+      ),
     );
     expect(results.map((result) => result.status)).toEqual([
       "fulfilled",

@@ -72,3 +72,31 @@ export async function payloadOffsetOf(versionFilePath: string): Promise<number> 
   if (!match) throw new Error(`${versionFilePath} is no version file`);
   return Number(match[1]);
 }
+
+/** A version file's parts: the record's bytes, and all that follows its head. */
+async function versionFileParts(path: string): Promise<{ record: Buffer; rest: Buffer }> {
+  const file = await readFile(path);
+  const header = /^AKV2 ([0-9]{10}) ([0-9]{10})\n$/.exec(file.subarray(0, 27).toString("latin1"));
+  if (!header) throw new Error(`${path} is no version file`);
+  return {
+    record: file.subarray(27, 27 + Number(header[1])),
+    rest: file.subarray(Number(header[2])),
+  };
+}
+
+/** The record a version file holds, as text. */
+export async function versionRecordText(path: string): Promise<string> {
+  return (await versionFileParts(path)).record.toString("utf8");
+}
+
+/**
+ * Rewrites the record of a version file in place (the same file, under all its names) with
+ * `record`'s bytes, its header made to fit; the payload and the digests after it unchanged.
+ */
+export async function rewriteVersionRecord(path: string, record: string | Buffer): Promise<void> {
+  const { rest } = await versionFileParts(path);
+  const bytes = Buffer.from(record);
+  const offset = 27 + bytes.byteLength;
+  const header = `AKV2 ${String(bytes.byteLength).padStart(10, "0")} ${String(offset).padStart(10, "0")}\n`;
+  await writeFile(path, Buffer.concat([Buffer.from(header, "latin1"), bytes, rest]));
+}
