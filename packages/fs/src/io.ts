@@ -60,22 +60,29 @@ export async function readExactly(handle: FileHandle, size: number): Promise<Buf
  */
 const HASHED_READ_PIECE_BYTES = 256 * 1024;
 
+/** The first bytes to read in one piece: small enough to overlap the hash of what follows. */
+export const HASHED_READ_FIRST_BYTES = HASHED_READ_PIECE_BYTES;
+
 /**
  * Reads exactly `size` bytes from position `from` of `handle` into a buffer of its own,
  * hashing each piece (SHA-256) while the file system reads the next, so that the hash costs
- * little more than the read; undefined when the file ends early.
+ * little more than the read; undefined when the file ends early. `known`, the first bytes of
+ * the range when the caller has already read them, is copied rather than read again.
  */
 export async function readExactlyHashed(
   handle: FileHandle,
   size: number,
   from = 0,
+  known: Uint8Array = new Uint8Array(0),
 ): Promise<{ bytes: Buffer; sha256: string } | undefined> {
   const buffer = Buffer.allocUnsafeSlow(size);
   const hash = createHash("sha256");
   const readFrom = (at: number) =>
     handle.read(buffer, at, Math.min(HASHED_READ_PIECE_BYTES, size - at), from + at);
-  let offset = 0;
-  let reading = size > 0 ? readFrom(0) : undefined;
+  let offset = Math.min(known.byteLength, size);
+  let reading = offset < size ? readFrom(offset) : undefined;
+  buffer.set(known.subarray(0, offset));
+  hash.update(buffer.subarray(0, offset));
   while (reading) {
     const { bytesRead } = await reading;
     if (bytesRead === 0) return undefined;

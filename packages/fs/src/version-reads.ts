@@ -7,9 +7,15 @@ import {
   notFound,
 } from "@artifact-kit/core";
 import { blockCount, checkBlockDigests, type StoredArtifact } from "@artifact-kit/core/adapter";
-import { pathExists, readExactly, readExactlyHashed, releaseInBackground } from "./io.js";
+import {
+  HASHED_READ_FIRST_BYTES,
+  pathExists,
+  readExactly,
+  readExactlyHashed,
+  releaseInBackground,
+} from "./io.js";
 import { type ArtifactPaths, versionFile } from "./layout.js";
-import { openChecked, readSmallFile } from "./records.js";
+import { openChecked, openCheckedWithFirst, readSmallFile } from "./records.js";
 import {
   FIRST_READ_BYTES,
   MAX_METADATA_FILE_BYTES,
@@ -42,21 +48,24 @@ const METADATA = "the metadata file";
  * A version file or a record of the format before (`<v>.m` or a key's binding), opened with
  * its first bytes; undefined when it is not there.
  */
-async function openRecordFile(path: string, what: string, detail: ArtifactErrorDetail) {
-  const opened = await openChecked(path, what, detail);
+async function openRecordFile(
+  path: string,
+  what: string,
+  detail: ArtifactErrorDetail,
+  firstRead = FIRST_READ_BYTES,
+) {
+  const opened = await openCheckedWithFirst(path, what, detail, firstRead);
   if (!opened) return undefined;
   try {
-    const first = await readExactly(opened.handle, Math.min(opened.size, FIRST_READ_BYTES));
-    if (!first) throw corruptArtifact(`${what} shrank while it was read`, detail);
     const head = await readVersionHead(
       opened.handle,
-      first,
+      opened.first,
       opened.size,
       MAX_METADATA_FILE_BYTES,
       what,
       detail,
     );
-    return { ...opened, first, head };
+    return { ...opened, head };
   } catch (error) {
     releaseInBackground(opened.handle);
     throw error;
@@ -146,16 +155,23 @@ export async function readHead(at: VersionAddress): Promise<ArtifactMeta | undef
  * no longer) published. Every mismatch is corrupt_artifact.
  */
 export async function readContent(at: VersionAddress): Promise<StoredArtifact | undefined> {
-  const opened = await openVersion(at, false);
+  // The first read takes the head and the payload's first piece (a small version whole).
+  const opened = await openVersion(at, false, HASHED_READ_FIRST_BYTES);
   if (!opened) return undefined;
   const { meta, data, first } = opened;
   try {
     const end = data.offset + data.size;
-    // A small version came whole with the first read: hashed from there, not read again.
+    // What the first read took of the payload is hashed from there, not read again (a small
+    // payload copied out of the larger first buffer, which it would otherwise keep alive).
     const read =
       end <= first.byteLength
-        ? hashed(first.subarray(data.offset, end))
-        : await readExactlyHashed(data.handle, data.size, data.offset);
+        ? hashed(Buffer.from(first.subarray(data.offset, end)))
+        : await readExactlyHashed(
+            data.handle,
+            data.size,
+            data.offset,
+            first.subarray(Math.min(data.offset, first.byteLength)),
+          );
     if (!read) throw corruptArtifact("the data file shrank while it was read", detailOf(at));
     const { bytes } = read;
     if (read.sha256 !== meta.sha256) {
@@ -181,9 +197,15 @@ function hashed(bytes: Buffer): { bytes: Buffer; sha256: string } {
 export async function openVersion(
   at: VersionAddress,
   withBlocks: boolean,
+  firstRead = FIRST_READ_BYTES,
 ): Promise<OpenedVersion | undefined> {
   const detail = detailOf(at);
-  const opened = await openRecordFile(versionFile(at.dir, at.version, "m"), METADATA, detail);
+  const opened = await openRecordFile(
+    versionFile(at.dir, at.version, "m"),
+    METADATA,
+    detail,
+    firstRead,
+  );
   if (!opened) return undefined;
   const { handle, size, first, head } = opened;
   let handed = false;
