@@ -207,8 +207,9 @@ export const SURVIVING_FS_MUTANTS: readonly PatchedMutantSpec[] = [
       {
         file: "keys.ts",
         find: `  const gone =
-    (await isDeleted(at.dir, at.version)) || (linked && !(await payloadPresent(binding, at)));`,
-        replace: `  const gone = linked && !(await payloadPresent(binding, at));`,
+    (await isDeleted(at.dir, at.version)) ||
+    (linked && !carriesPayload && !(await payloadPresent(binding, at)));`,
+        replace: `  const gone = linked && !carriesPayload && !(await payloadPresent(binding, at));`,
       },
     ],
   },

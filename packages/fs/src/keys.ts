@@ -34,8 +34,9 @@ type FinishOutcome = "published" | "deleted";
 
 /**
  * Publishes the version a binding names, by linking the binding to `<v>.m`, unless it is
- * already published or deleted. Every caller has just placed or seen the data (`<v>.d`)
- * without a tombstone, so both are looked at only after the link: a delete running at the
+ * already published or deleted. Every caller has just written or seen the payload without
+ * a tombstone, so both are looked at only after the link (`carriesPayload`: the caller knows
+ * the binding is a version file, which holds its payload until a tombstone is durable): a delete running at the
  * same time renames `<v>.m` to `<v>.t` first, and a link that lands after that finds the
  * tombstone (or, in a store written before tombstones, the data gone) and takes itself back,
  * so a deleted version never comes back. Reads and listings skip metadata beside a tombstone
@@ -45,6 +46,7 @@ export async function finishBinding(
   binding: string,
   at: Pick<VersionAddress, "dir" | "version">,
   settings: Pick<WriteSettings, "durability">,
+  carriesPayload = false,
 ): Promise<FinishOutcome> {
   const meta = versionFile(at.dir, at.version, "m");
   let linked = true;
@@ -56,7 +58,8 @@ export async function finishBinding(
   }
   if (linked) await syncDirectory(at.dir, settings);
   const gone =
-    (await isDeleted(at.dir, at.version)) || (linked && !(await payloadPresent(binding, at)));
+    (await isDeleted(at.dir, at.version)) ||
+    (linked && !carriesPayload && !(await payloadPresent(binding, at)));
   if (!gone) return "published";
   await removeIfPresent(meta);
   return "deleted";

@@ -137,7 +137,7 @@ async function publishNew(
       dir: nameDirs.dir,
       version: meta.version,
     };
-    await finishBinding(binding, at, config);
+    await finishBinding(binding, at, config, true);
     return { meta };
   } finally {
     await writer?.finish(committed);
