@@ -28,7 +28,7 @@ export const MAX_METADATA_FILE_BYTES = 65_536;
 const MAGIC = "AKV2";
 const FIELD_DIGITS = 10;
 /** `AKV2 <10 digits> <10 digits>\n` */
-export const HEADER_BYTES = MAGIC.length + 1 + FIELD_DIGITS + 1 + FIELD_DIGITS + 1;
+const HEADER_BYTES = MAGIC.length + 1 + FIELD_DIGITS + 1 + FIELD_DIGITS + 1;
 const HEADER = /^AKV2 ([0-9]{10}) ([0-9]{10})\n$/;
 const DIGEST_CHARS = 64;
 /** Largest number a record field can hold (a version, a size, a creation time). */
@@ -85,7 +85,7 @@ export function encodeTail(digest: DataDigest): Buffer {
 }
 
 /** Bytes of the tail a version of `size` bytes carries. */
-export function tailBytes(size: number): number {
+function tailBytes(size: number): number {
   const blocks = blockCount(size);
   return blocks > 1 ? (blocks + 1) * DIGEST_CHARS : 0;
 }

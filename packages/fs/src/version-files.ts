@@ -4,11 +4,8 @@ import { compareNumbers } from "@artifact-kit/core/adapter";
 import {
   isMissing,
   pathExists,
-  readExactly,
-  releaseInBackground,
   removeIfPossible,
   removeIfPresent,
-  removeQuietly,
   syncDirectory,
   type WriteSettings,
 } from "./io.js";
