@@ -22,9 +22,9 @@ export const FS_MUTANTS: readonly PatchedMutantSpec[] = [
       IMPORT_RM,
       {
         file: "store.ts",
-        find: "for (const version of entombed) await dropDeleted(dir, version);",
+        find: "for (const version of entombed) await dropDeleted(dir, version, this.#config);",
         replace:
-          "for (const version of entombed) {\n        await dropDeleted(dir, version);\n        await rm(join(dir, `${version}.r`), { force: true });\n      }\n      this.#allocator.clear();",
+          "for (const version of entombed) {\n        await dropDeleted(dir, version, this.#config);\n        await rm(join(dir, `${version}.r`), { force: true });\n      }\n      this.#allocator.clear();",
       },
     ],
   },
@@ -148,12 +148,12 @@ export const FS_MUTANTS: readonly PatchedMutantSpec[] = [
     // Only the maintenance family runs repair() beside puts in flight (README: "maintenance
     // (only it)"): its laws alone run, and one of them must kill it.
     group: "maintenance",
-    bug: "repair() removes unpublished payloads whatever their age, including those of puts in flight",
+    bug: "repair() removes or empties unpublished payloads whatever their age, including those of puts in flight",
     patches: [
       {
         file: "repair.ts",
-        find: "if (now - (await lstat(path)).mtimeMs < minAgeMs) return true;",
-        replace: "if (now - (await lstat(path)).mtimeMs < 0) return true;",
+        find: "return now - (await lstat(path)).mtimeMs >= minAgeMs;",
+        replace: "return now - (await lstat(path)).mtimeMs >= 0;",
       },
     ],
   },
@@ -208,8 +208,8 @@ export const SURVIVING_FS_MUTANTS: readonly PatchedMutantSpec[] = [
         file: "keys.ts",
         find: `  const gone =
     (await isDeleted(at.dir, at.version)) ||
-    (linked && !(await pathExists(versionFile(at.dir, at.version, "d"))));`,
-        replace: `  const gone = linked && !(await pathExists(versionFile(at.dir, at.version, "d")));`,
+    (linked && !carriesPayload && !(await payloadPresent(binding, at)));`,
+        replace: `  const gone = linked && !carriesPayload && !(await payloadPresent(binding, at));`,
       },
     ],
   },

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fsArtifactPaths } from "@artifact-kit/fs";
@@ -194,17 +194,18 @@ describe("repair", () => {
     await cli(["put", "kept.txt", file, "--app", "repair"], { cwd });
     await cli(["put", "lost.txt", file, "--app", "repair"], { cwd });
     const root = join(cwd, ".artifacts");
-    // An unpublished payload, as a put that crashed before publishing leaves it.
-    await writeFile(fsArtifactPaths(root, scope, "kept.txt", 9).data, "orphan");
+    // An unpublished version file, as a put that crashed before publishing leaves it.
+    await writeFile(fsArtifactPaths(root, scope, "kept.txt", 9).reservation, "orphan");
     const clean = await cliJson(["repair", "--min-age-ms", "0"], { cwd });
     expect(clean).toMatchObject({ code: 0, body: { removed: 1, corrupt: 0, complete: true } });
 
-    await unlink(fsArtifactPaths(root, scope, "lost.txt", 1).data);
+    // A published version file damaged past reading.
+    await writeFile(fsArtifactPaths(root, scope, "lost.txt", 1).metadata, "lost");
     const corrupt = await cliJson(["repair", "--min-age-ms", "0"], { cwd });
     expect(corrupt).toMatchObject({ code: 5, body: { removed: 0, corrupt: 1 } });
 
-    // A directory where an unpublished payload would be: listed, and the walk completes.
-    const planted = fsArtifactPaths(root, scope, "kept.txt", 10).data;
+    // A directory where an unpublished version file would be: listed, and the walk completes.
+    const planted = fsArtifactPaths(root, scope, "kept.txt", 10).reservation;
     await mkdir(join(planted, "inside"), { recursive: true });
     const stuck = await cliJson(["repair", "--min-age-ms", "0"], { cwd });
     expect(stuck.body).toMatchObject({ unremovable: [relative(root, planted)], complete: true });

@@ -1,8 +1,7 @@
-import type { FileHandle } from "node:fs/promises";
 import { capacityReached } from "@artifact-kit/core";
 import type { FsConfig } from "./config.js";
-import { createExclusive, isTaken } from "./io.js";
-import { type NamePaths, type ScopePaths, VERSION_FILE_PATTERN, versionFile } from "./layout.js";
+import { isTaken } from "./io.js";
+import { type NamePaths, VERSION_FILE_PATTERN, versionFile } from "./layout.js";
 import { scanStoreDirectory } from "./records.js";
 
 interface NameAllocation {
@@ -13,7 +12,8 @@ interface NameAllocation {
 }
 
 /**
- * Allocates versions with exclusive-create reservation files (`<v>.r`), never removed: the
+ * Allocates versions with exclusive-create reservation files (`<v>.r`, the version file
+ * itself, or an upload's staging file linked there), never removed: the
  * lock that keeps concurrent writers apart, across processes, and the high-water that keeps a
  * deleted version from coming back. A per-name high-water hint in this process makes the steady
  * state one create; an EEXIST means another process took that version, so the high-water is
@@ -34,21 +34,21 @@ export class VersionAllocator {
   }
 
   /**
-   * Reserves the next version with an exclusive create and returns the reservation still
-   * open, for the caller to fsync.
+   * Reserves the next version with `create`, an exclusive create of the path it is given
+   * (failing with EEXIST when the path exists), and returns what it made.
    */
-  reserve(
-    scopeDirs: ScopePaths,
+  reserve<T>(
     nameDirs: NamePaths,
-  ): Promise<{ version: number; reservation: FileHandle }> {
-    const key = `${scopeDirs.digest}/${nameDirs.digest}`;
+    create: (path: string) => Promise<T>,
+  ): Promise<{ version: number; reservation: T }> {
+    const key = nameDirs.dir;
     let allocation = this.#names.get(key);
     if (!allocation) {
       allocation = { next: 0, pending: Promise.resolve() };
       this.#names.set(key, allocation);
     }
     const current = allocation;
-    const reserved = current.pending.then(() => this.#reserveNext(current, nameDirs.dir));
+    const reserved = current.pending.then(() => this.#reserveNext(current, nameDirs.dir, create));
     current.pending = reserved.catch(() => undefined);
     return reserved;
   }
@@ -58,10 +58,11 @@ export class VersionAllocator {
     this.#names.clear();
   }
 
-  async #reserveNext(
+  async #reserveNext<T>(
     allocation: NameAllocation,
     dir: string,
-  ): Promise<{ version: number; reservation: FileHandle }> {
+    create: (path: string) => Promise<T>,
+  ): Promise<{ version: number; reservation: T }> {
     if (allocation.next === 0) allocation.next = (await this.#highWater(dir)) + 1;
     for (;;) {
       const version = allocation.next;
@@ -69,8 +70,7 @@ export class VersionAllocator {
         throw capacityReached("version", "maxVersionsPerName", this.#config.maxVersionsPerName);
       }
       try {
-        const path = versionFile(dir, version, "r");
-        const reservation = await createExclusive(path, this.#config.fileMode);
+        const reservation = await create(versionFile(dir, version, "r"));
         allocation.next = version + 1;
         return { version, reservation };
       } catch (error) {

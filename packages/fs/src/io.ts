@@ -60,21 +60,29 @@ export async function readExactly(handle: FileHandle, size: number): Promise<Buf
  */
 const HASHED_READ_PIECE_BYTES = 256 * 1024;
 
+/** The first bytes to read in one piece: small enough to overlap the hash of what follows. */
+export const HASHED_READ_FIRST_BYTES = HASHED_READ_PIECE_BYTES;
+
 /**
- * Reads exactly `size` bytes from the start of `handle` into a buffer of its own, hashing
- * each piece (SHA-256) while the file system reads the next, so that the hash costs little
- * more than the read; undefined when the file ends early.
+ * Reads exactly `size` bytes from position `from` of `handle` into a buffer of its own,
+ * hashing each piece (SHA-256) while the file system reads the next, so that the hash costs
+ * little more than the read; undefined when the file ends early. `known`, the first bytes of
+ * the range when the caller has already read them, is copied rather than read again.
  */
 export async function readExactlyHashed(
   handle: FileHandle,
   size: number,
+  from = 0,
+  known: Uint8Array = new Uint8Array(0),
 ): Promise<{ bytes: Buffer; sha256: string } | undefined> {
   const buffer = Buffer.allocUnsafeSlow(size);
   const hash = createHash("sha256");
   const readFrom = (at: number) =>
-    handle.read(buffer, at, Math.min(HASHED_READ_PIECE_BYTES, size - at), at);
-  let offset = 0;
-  let reading = size > 0 ? readFrom(0) : undefined;
+    handle.read(buffer, at, Math.min(HASHED_READ_PIECE_BYTES, size - at), from + at);
+  let offset = Math.min(known.byteLength, size);
+  let reading = offset < size ? readFrom(offset) : undefined;
+  buffer.set(known.subarray(0, offset));
+  hash.update(buffer.subarray(0, offset));
   while (reading) {
     const { bytesRead } = await reading;
     if (bytesRead === 0) return undefined;
@@ -106,11 +114,32 @@ export async function* readFileRange(
   }
 }
 
-/** Writes all of `data` at the handle's current position. */
-export async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
+/** Writes all of `data` at `position` of the file. */
+export async function writeAll(
+  handle: FileHandle,
+  data: Uint8Array,
+  position: number,
+): Promise<void> {
   let at = 0;
   while (at < data.byteLength) {
-    at += (await handle.write(data, at, data.byteLength - at)).bytesWritten;
+    at += (await handle.write(data, at, data.byteLength - at, position + at)).bytesWritten;
+  }
+}
+
+/** Writes all of `pieces`, one after the other, from `position`: one call when it can. */
+export async function writeAllOf(
+  handle: FileHandle,
+  pieces: readonly Uint8Array[],
+  position: number,
+): Promise<void> {
+  let written = (await handle.writev(pieces.slice(), position)).bytesWritten;
+  // A short vectored write (rare on a regular file) is finished piece by piece.
+  let at = position;
+  for (const piece of pieces) {
+    const skip = Math.min(written, piece.byteLength);
+    written -= skip;
+    if (skip < piece.byteLength) await writeAll(handle, piece.subarray(skip), at + skip);
+    at += piece.byteLength;
   }
 }
 
@@ -174,22 +203,6 @@ export async function createDurably(
   releaseInBackground(handle);
 }
 
-/** Writes all of `data` to a new file, makes it durable (fdatasync) and closes it. */
-export async function writeDurably(
-  handle: FileHandle,
-  data: Uint8Array,
-  settings: Pick<WriteSettings, "durability">,
-): Promise<void> {
-  try {
-    await writeAll(handle, data);
-    await syncHandle(handle, settings, true);
-  } catch (error) {
-    await handle.close().catch(() => {});
-    throw error;
-  }
-  releaseInBackground(handle);
-}
-
 /**
  * fsync of a directory: makes the entries created, renamed or removed in it durable. Under
  * "process" durability the directory is not even opened.
@@ -205,6 +218,17 @@ export async function syncDirectory(
   } finally {
     // Only read: once synced, nothing waits on its close (one thread-pool round trip less).
     releaseInBackground(handle);
+  }
+}
+
+/** Empties the regular file at `path` without following a link; throws for anything else. */
+export async function emptyFile(path: string): Promise<void> {
+  const handle = await open(path, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error(`${path} is not a regular file`);
+    await handle.truncate(0);
+  } finally {
+    await handle.close();
   }
 }
 

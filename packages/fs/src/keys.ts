@@ -9,21 +9,16 @@ import {
 import type { FsConfig } from "./config.js";
 import { isTaken, pathExists, removeIfPresent, syncDirectory, type WriteSettings } from "./io.js";
 import { versionFile } from "./layout.js";
-import { readSmallFile } from "./records.js";
-import {
-  decodeMeta,
-  isDeleted,
-  MAX_METADATA_FILE_BYTES,
-  readMeta,
-  type VersionAddress,
-} from "./version-files.js";
+import { decodeMeta, isDeleted, type VersionAddress } from "./version-files.js";
+import { readMeta, readRecordFile } from "./version-reads.js";
 
-// Idempotency keys. A keyed put stages its whole metadata record, places its data at <v>.d,
-// and then binds the key by linking the record to keys/<nd>/<kd>.json: link() is exclusive
-// and atomic, so one put per key wins, across processes, and the binding is never partial.
-// The binding is the keyed put's commit point. Publishing is then one more link, of the
-// binding itself to <v>.m. Whoever finds a binding whose <v>.m is missing but whose <v>.d is
-// there (the binder crashed or is still on its way) finishes it with that same link, so a key
+// Idempotency keys. A keyed put writes its version file at <v>.r (version-file.ts), and then
+// binds the key by linking it to keys/<nd>/<kd>.json: link() is exclusive and atomic, so one
+// put per key wins, across processes, and the binding is never partial. The binding is the
+// keyed put's commit point. Publishing is then one more link, of the binding itself to <v>.m.
+// Whoever finds a binding whose <v>.m is missing (the binder crashed or is still on its way)
+// finishes it with that same link (in a store written before version files: a binding holding
+// the record alone, and only while its payload <v>.d is there), so a key
 // is never bound to nothing visible for longer than the next retry or repair. A delete cut
 // short leaves the same files, plus the tombstone <v>.t it decided by: a version with one is
 // deleted, and is never finished (version-files.ts).
@@ -39,8 +34,9 @@ type FinishOutcome = "published" | "deleted";
 
 /**
  * Publishes the version a binding names, by linking the binding to `<v>.m`, unless it is
- * already published or deleted. Every caller has just placed or seen the data (`<v>.d`)
- * without a tombstone, so both are looked at only after the link: a delete running at the
+ * already published or deleted. Every caller has just written or seen the payload without
+ * a tombstone, so both are looked at only after the link (`carriesPayload`: the caller knows
+ * the binding is a version file, which holds its payload until a tombstone is durable): a delete running at the
  * same time renames `<v>.m` to `<v>.t` first, and a link that lands after that finds the
  * tombstone (or, in a store written before tombstones, the data gone) and takes itself back,
  * so a deleted version never comes back. Reads and listings skip metadata beside a tombstone
@@ -50,6 +46,7 @@ export async function finishBinding(
   binding: string,
   at: Pick<VersionAddress, "dir" | "version">,
   settings: Pick<WriteSettings, "durability">,
+  carriesPayload = false,
 ): Promise<FinishOutcome> {
   const meta = versionFile(at.dir, at.version, "m");
   let linked = true;
@@ -62,10 +59,24 @@ export async function finishBinding(
   if (linked) await syncDirectory(at.dir, settings);
   const gone =
     (await isDeleted(at.dir, at.version)) ||
-    (linked && !(await pathExists(versionFile(at.dir, at.version, "d"))));
+    (linked && !carriesPayload && !(await payloadPresent(binding, at)));
   if (!gone) return "published";
   await removeIfPresent(meta);
   return "deleted";
+}
+
+/**
+ * Whether a bound version's payload is there to publish: a version file carries it (a
+ * delete lets go of it only after its tombstone); before version files it was `<v>.d`.
+ */
+async function payloadPresent(
+  binding: string,
+  at: Pick<VersionAddress, "dir" | "version">,
+): Promise<boolean> {
+  const read = await readRecordFile(binding, "the idempotency key binding", {
+    kind: "idempotencyKey",
+  });
+  return read?.versionFile === true || (await pathExists(versionFile(at.dir, at.version, "d")));
 }
 
 /**
@@ -87,15 +98,11 @@ export class KeyBindings {
     at: Omit<VersionAddress, "version">,
     key: string,
   ): Promise<ArtifactMeta | undefined> {
-    const detail = { kind: "idempotencyKey" };
-    const bytes = await readSmallFile(
-      binding,
-      MAX_METADATA_FILE_BYTES,
-      "the idempotency key binding",
-      detail,
-    );
-    if (bytes === undefined) return undefined;
-    const record = decodeMeta(bytes, at, "the idempotency key binding");
+    const read = await readRecordFile(binding, "the idempotency key binding", {
+      kind: "idempotencyKey",
+    });
+    if (read === undefined) return undefined;
+    const record = decodeMeta(read.record, at, "the idempotency key binding");
     if (record.idempotencyKey !== key) {
       throw corruptArtifact("the idempotency key binding names another key", {
         version: record.version,
@@ -105,7 +112,7 @@ export class KeyBindings {
   }
 
   /**
-   * Binds the key to the version whose record is staged at `record` (complete and fsynced);
+   * Binds the key to the version whose version file is `record` (complete and fsynced);
    * false when another put has bound it first.
    */
   async bind(record: string, binding: string): Promise<boolean> {
@@ -139,11 +146,9 @@ export class KeyBindings {
     const published = await readMeta(at);
     if (published) return replayIdempotentPut(published, put.payload);
     deadline.check();
-    // Unpublished without its payload file: deleted before tombstones were written (or never
+    // Unpublished without its payload: deleted before tombstones were written (or never
     // finished, and then given up).
-    if (!(await pathExists(versionFile(at.dir, at.version, "d")))) {
-      idempotentVersionDeleted(at.version);
-    }
+    if (!(await payloadPresent(binding, at))) idempotentVersionDeleted(at.version);
     replayIdempotentPut(bound, put.payload);
     if ((await finishBinding(binding, at, this.#config)) === "deleted")
       idempotentVersionDeleted(at.version);

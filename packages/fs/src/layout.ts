@@ -9,20 +9,22 @@ import { type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 //     scope-claims/<k>            capacity tokens, k = 1..maxScopes
 //     scopes/<sd>.json            scope slot (the real scope), sd = scopeDigest(scope)
 //     scopes/<sd>/
-//       staging/                  upload, metadata and name-slot temporaries
+//       staging/                  upload and name-slot temporaries
 //       name-claims/<k>           capacity tokens, k = 1..maxNamesPerScope
 //       name-log/<nd>.json        names created since the last index compaction
 //       name-index/<g>.idx        generation g of the ordered name index (name-order.ts)
 //       names/<nd>.json           name slot (the real name), nd = sha256(name)
-//       names/<nd>/<v>.r          version reservation (O_EXCL), never removed; the block
-//                                 digests of a version of more than one block
-//       names/<nd>/<v>.d          payload, written in place (O_EXCL) or an upload renamed
-//                                 there; invisible until the metadata is
-//       names/<nd>/<v>.m          metadata, renamed into place: the publication point
-//       names/<nd>/<v>.t          tombstone: the metadata renamed here by a delete, never
-//                                 removed (a version with one is deleted, whatever else is left)
-//       keys/<nd>/<kd>.json       idempotency key binding (the version's whole metadata
-//                                 record), kd = sha256(key); linked to <v>.m to publish
+//       names/<nd>/<v>.r          version reservation (O_EXCL, or an upload linked there),
+//                                 never removed: the version file (version-file.ts), record,
+//                                 payload and block digests in one; emptied once burned or
+//                                 deleted
+//       names/<nd>/<v>.m          the publication point: a link of the version file
+//       names/<nd>/<v>.t          tombstone: `<v>.m` renamed here by a delete, never removed
+//                                 (a version with one is deleted, whatever else is left)
+//       names/<nd>/<v>.d          payload of a version written before version files, whose
+//                                 `<v>.m` holds the record alone and `<v>.r` the block digests
+//       keys/<nd>/<kd>.json       idempotency key binding (a link of the version file),
+//                                 kd = sha256(key); linked to <v>.m to publish
 
 export const STAGING_DIR = "staging";
 export const SCOPES_DIR = "scopes";
@@ -99,12 +101,16 @@ export function namePaths(scopeDirs: ScopePaths, name: string): NamePaths {
 }
 
 /** The directory of one name's idempotency key bindings. */
-export function keysDir(scopeDirs: ScopePaths, nameDigest: string): string {
+export function keysDir(scopeDirs: Pick<ScopePaths, "keys">, nameDigest: string): string {
   return join(scopeDirs.keys, nameDigest);
 }
 
 /** The binding file of one idempotency key of one name. */
-export function keyFile(scopeDirs: ScopePaths, nameDigest: string, key: string): string {
+export function keyFile(
+  scopeDirs: Pick<ScopePaths, "keys">,
+  nameDigest: string,
+  key: string,
+): string {
   return join(keysDir(scopeDirs, nameDigest), `${sha256Hex(key)}.json`);
 }
 
@@ -116,8 +122,14 @@ export interface ArtifactPaths {
   readonly scopeSlot: string;
   readonly nameSlot: string;
   readonly nameDir: string;
+  /** The version file (its reservation); once published, `metadata` is the same file. */
   readonly reservation: string;
+  /**
+   * The payload file of a version written before version files; see fsPayloadLocation for
+   * where any version's payload lies.
+   */
   readonly data: string;
+  /** The publication point. */
   readonly metadata: string;
   /** Where a delete moves the metadata: the version stays deleted while it exists. */
   readonly tombstone: string;

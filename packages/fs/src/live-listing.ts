@@ -13,7 +13,7 @@ import {
 } from "@artifact-kit/core/adapter";
 import { namePaths, type ScopePaths } from "./layout.js";
 import type { NameOrder } from "./name-order.js";
-import { readLiveMeta } from "./version-files.js";
+import { readLiveMeta } from "./version-reads.js";
 import { type VersionNumbers, walkVersions } from "./version-walk.js";
 
 /**

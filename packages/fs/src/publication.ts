@@ -1,6 +1,4 @@
-import { randomUUID } from "node:crypto";
-import { rename } from "node:fs/promises";
-import { join } from "node:path";
+import { link } from "node:fs/promises";
 import { type ArtifactMeta, corruptArtifact, type Deadline } from "@artifact-kit/core";
 import {
   allSettledOrFirstFailure,
@@ -11,11 +9,11 @@ import {
 } from "@artifact-kit/core/adapter";
 import type { VersionAllocator } from "./allocator.js";
 import type { FsConfig } from "./config.js";
-import { createDurably, removeQuietly, syncDirectory } from "./io.js";
+import { syncDirectory } from "./io.js";
 import { finishBinding, type KeyBindings, type KeyedPut } from "./keys.js";
 import { keyFile, type NamePaths, type ScopePaths, versionFile } from "./layout.js";
-import { sealRecord } from "./sealed-record.js";
-import { recordBlocks } from "./version-files.js";
+import { encodeHead, encodeTail } from "./version-file.js";
+import type { VersionFileWriter } from "./version-writer.js";
 
 /** A payload being published, and what is published with it. */
 export interface Staging {
@@ -23,12 +21,14 @@ export interface Staging {
   readonly nameDirs: NamePaths;
   readonly request: ParsedPublication | ParsedUpload;
   readonly digest: DataDigest;
+  /** Where the payload starts in the version file (payloadOffsetFor the request). */
+  readonly payloadOffset: number;
   /**
-   * Makes the payload the new file `target` (its version's `<v>.d`): resolves once the entry
-   * exists, with a promise that its bytes are durable.
+   * Makes the version file at `path` (the reservation `<v>.r`) exclusively, holding the
+   * payload at `payloadOffset` or ready for it; EEXIST when another put holds the version.
    */
-  readonly place: (target: string) => Promise<{ readonly durable: Promise<void> }>;
-  /** Lets go of a payload that was not placed, or whose publication failed. */
+  readonly reserve: (path: string) => Promise<VersionFileWriter>;
+  /** Lets go of what the staging still holds once the request ends, published or not. */
   readonly drop: () => Promise<void>;
 }
 
@@ -40,12 +40,13 @@ export interface Publisher {
 }
 
 /**
- * The put protocol. Without an idempotency key: reserve the next version, write the payload
- * straight to `<v>.d` and the metadata record to a staging file, make both and the name
- * directory durable at once, then rename the record to `<v>.m` (the publication point) and
- * make the directory durable again: two rounds of syncs, as any durable write needs. With a
- * key, the key is looked up first (a bound key is answered without writing), and the record
- * is published by binding the key to it and linking the binding to `<v>.m`.
+ * The put protocol. Without an idempotency key: reserve the next version by making its
+ * version file `<v>.r` exclusively (the payload written there, or an upload's staging file
+ * linked there), complete it with its record and make it and the name directory durable at
+ * once, then link it to `<v>.m` (the publication point) and make the directory durable
+ * again: two rounds of syncs, as any durable write needs. With a key, the key is looked up
+ * first (a bound key is answered without writing), and the version file is published by
+ * binding the key to it and linking the binding to `<v>.m`.
  */
 export async function publish(
   publisher: Publisher,
@@ -96,7 +97,7 @@ function keyedPut({ request, digest }: Staging): KeyedPut | undefined {
 /**
  * Publishes a new version; with `binding`, only if the key can still be bound, else reports
  * the binding it lost to. Nothing of a failed or lost request stays visible; its version
- * stays reserved (burned).
+ * stays reserved (burned), its reservation emptied.
  */
 async function publishNew(
   publisher: Publisher,
@@ -105,33 +106,29 @@ async function publishNew(
   binding: string | undefined,
 ): Promise<{ meta: ArtifactMeta } | { lostTo: string }> {
   const { config, allocator } = publisher;
-  const { scopeDirs, nameDirs, request, digest } = staging;
-  const metaStage = join(scopeDirs.staging, `${randomUUID()}.m`);
-  let placedData: string | undefined;
+  const { nameDirs, request, digest } = staging;
+  let writer: VersionFileWriter | undefined;
   let committed = false;
   try {
-    const { version, reservation } = await allocator.reserve(scopeDirs, nameDirs);
-    const meta = newVersionRecord(request, digest, version);
-    const dataTarget = versionFile(nameDirs.dir, version, "d");
-    // One round of syncs: the payload, the record, the block digests and the directory
-    // (which now holds the reservation and the payload) are made durable at the same time;
-    // concurrent fsyncs share journal commits. The record is published only after all of it.
+    const reserved = await allocator.reserve(nameDirs, staging.reserve);
+    writer = reserved.reservation;
+    const meta = newVersionRecord(request, digest, reserved.version);
+    const versionFileAt = versionFile(nameDirs.dir, meta.version, "r");
+    // One round of syncs: the version file and the directory that holds its reservation are
+    // made durable at the same time (concurrent fsyncs share journal commits), before the
+    // file is published: a power cut may not keep a publication whose reservation it lost.
     await allSettledOrFirstFailure([
-      recordBlocks(reservation, digest, config),
-      createDurably(metaStage, sealRecord({ ...meta }), config),
-      staging.place(dataTarget).then(async ({ durable }) => {
-        placedData = dataTarget;
-        await allSettledOrFirstFailure([durable, syncDirectory(nameDirs.dir, config)]);
-      }),
+      writer.complete(encodeHead(meta, staging.payloadOffset), encodeTail(digest)),
+      syncDirectory(nameDirs.dir, config),
     ]);
     deadline.check();
     if (binding === undefined) {
-      await rename(metaStage, versionFile(nameDirs.dir, meta.version, "m"));
+      await link(versionFileAt, versionFile(nameDirs.dir, meta.version, "m"));
       committed = true;
       await syncDirectory(nameDirs.dir, config);
       return { meta };
     }
-    if (!(await publisher.keys.bind(metaStage, binding))) return { lostTo: binding };
+    if (!(await publisher.keys.bind(versionFileAt, binding))) return { lostTo: binding };
     // Bound: from here on the version is the key's, and whoever comes next finishes it.
     committed = true;
     const at = {
@@ -140,14 +137,10 @@ async function publishNew(
       dir: nameDirs.dir,
       version: meta.version,
     };
-    // The staged record is the binding's inode under another name: it goes meanwhile.
-    await Promise.all([removeQuietly(metaStage), finishBinding(binding, at, config)]);
+    await finishBinding(binding, at, config, true);
     return { meta };
   } finally {
-    if (!committed) {
-      if (placedData !== undefined) await removeQuietly(placedData);
-      await staging.drop();
-      await removeQuietly(metaStage);
-    }
+    await writer?.finish(committed);
+    await staging.drop();
   }
 }

@@ -1,7 +1,7 @@
 import { lstat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { isArtifactError } from "@artifact-kit/core";
-import { isMissing, removeIfPresent, scanDirectory, type WriteSettings } from "./io.js";
+import { emptyFile, isMissing, removeIfPresent, scanDirectory, type WriteSettings } from "./io.js";
 import { finishBinding } from "./keys.js";
 import {
   DIGEST_PATTERN,
@@ -13,9 +13,9 @@ import {
   VERSION_FILE_PATTERN,
   versionFile,
 } from "./layout.js";
-import { readSmallFile } from "./records.js";
 import { openSealedRecord } from "./sealed-record.js";
-import { MAX_METADATA_FILE_BYTES } from "./version-files.js";
+import { readRecordFile } from "./version-reads.js";
+import { releaseVersionFile } from "./version-release.js";
 
 export interface RepairOptions {
   /** Most files one call removes (default maxScanEntries); call again while `complete` is false. */
@@ -50,11 +50,34 @@ export interface RepairReport {
   readonly complete: boolean;
 }
 
+/** Bytes of the file at `path` (links not followed); 0 when it is gone. */
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await lstat(path)).size;
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+}
+
+/** Whether a published version is a version file (which carries its payload). */
+async function isVersionFile(dir: string, version: number): Promise<boolean> {
+  try {
+    const read = await readRecordFile(versionFile(dir, version, "m"), "the metadata file", {
+      version,
+    });
+    return read?.versionFile === true;
+  } catch (error) {
+    if (isArtifactError(error, "corrupt_artifact")) return false;
+    throw error;
+  }
+}
+
 /** The version an idempotency key binding names; undefined when the binding is unreadable. */
 async function boundVersion(path: string): Promise<number | undefined> {
   try {
-    const bytes = await readSmallFile(path, MAX_METADATA_FILE_BYTES, "the binding", {});
-    const record = bytes && openSealedRecord(bytes, "the binding", {});
+    const read = await readRecordFile(path, "the binding", {});
+    const record = read && openSealedRecord(read.record, "the binding", {});
     const version = record?.version;
     return typeof version === "number" && Number.isSafeInteger(version) && version > 0
       ? version
@@ -120,15 +143,36 @@ export async function repairTree(
     return true;
   };
 
-  /** Removes `path` if it is old enough; false once `limit` files have been removed. */
-  const removeOld = async (path: string): Promise<boolean> => {
+  /** Whether `path` was last written at least minAgeMs ago (false when it is gone). */
+  const isOld = async (path: string): Promise<boolean> => {
     try {
-      if (now - (await lstat(path)).mtimeMs < minAgeMs) return true;
+      return now - (await lstat(path)).mtimeMs >= minAgeMs;
     } catch (error) {
-      if (isMissing(error)) return true;
+      if (isMissing(error)) return false;
       throw error;
     }
-    return remove(path);
+  };
+
+  /** Removes `path` if it is old enough; false once `limit` files have been removed. */
+  const removeOld = async (path: string): Promise<boolean> => !(await isOld(path)) || remove(path);
+
+  /**
+   * Empties the version file of a put cut short if it is old enough (its reservation stays,
+   * the version burned); false once `limit` files have been removed or emptied.
+   */
+  const emptyOld = async (path: string): Promise<boolean> => {
+    if (!(await isOld(path))) return true;
+    if (report.removed + report.unremovable.length >= limit) {
+      report.complete = false;
+      return false;
+    }
+    try {
+      await emptyFile(path);
+      report.removed += 1;
+    } catch {
+      report.unremovable.push(relative(dirs.root, path));
+    }
+    return true;
   };
 
   const sweepStaging = async (dir: string): Promise<boolean> => {
@@ -161,10 +205,21 @@ export async function repairTree(
       present.add(match[2] as string);
       kinds.set(version, present);
     }
-    // Data without metadata, no tombstone: a put cut short, finished if its key was bound.
-    const orphaned = (present: Set<string>) =>
-      present.has("d") && !present.has("m") && !present.has("t");
-    const bound = [...kinds.values()].some(orphaned) ? await bindings(keys) : new Map();
+    // A payload without metadata, no tombstone: a put cut short, finished if its key was
+    // bound. The payload is a version file at the reservation (sized), or before version
+    // files `<v>.d`.
+    const unpublished = (present: Set<string>) => !present.has("m") && !present.has("t");
+    const cutShort = new Map<number, "d" | "r">();
+    for (const [version, present] of kinds) {
+      if (!unpublished(present)) continue;
+      if (present.has("d")) cutShort.set(version, "d");
+      else if (present.has("r") && (await sizeOf(versionFile(dir, version, "r"))) > 0) {
+        cutShort.set(version, "r");
+      }
+    }
+    const orphaned = (present: Set<string>, version: number) =>
+      unpublished(present) && cutShort.has(version);
+    const bound = cutShort.size > 0 ? await bindings(keys) : new Map();
     for (const [version, present] of kinds) {
       if (present.has("r")) report.reservationsPreserved += 1;
       if (present.has("t")) {
@@ -173,16 +228,21 @@ export async function repairTree(
         for (const kind of ["d", "m"] as const) {
           if (present.has(kind) && !(await remove(versionFile(dir, version, kind)))) return false;
         }
+        if (await releaseVersionFile(dir, version, options).catch(() => false)) report.removed += 1;
         continue;
       }
-      if (present.has("m") && !present.has("d")) report.corrupt += 1;
-      if (!orphaned(present)) continue;
+      if (present.has("m") && !present.has("d") && !(await isVersionFile(dir, version))) {
+        report.corrupt += 1;
+      }
+      if (!orphaned(present, version)) continue;
       const binding = bound.get(version);
       if (binding !== undefined) {
         // The address only locates the version's files; the binding is not decoded again.
         if ((await finishBinding(binding, { dir, version }, options)) === "published")
           report.finished += 1;
-      } else if (!(await removeOld(versionFile(dir, version, "d")))) {
+      } else if (cutShort.get(version) === "d") {
+        if (!(await removeOld(versionFile(dir, version, "d")))) return false;
+      } else if (!(await emptyOld(versionFile(dir, version, "r")))) {
         return false;
       }
     }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { rename } from "node:fs/promises";
+import { link } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type ArtifactMeta,
@@ -33,7 +33,6 @@ import {
   releaseInBackground,
   removeQuietly,
   syncDirectory,
-  writeDurably,
 } from "./io.js";
 import { KeyBindings } from "./keys.js";
 import { namePaths, type RootPaths, rootPaths, scopePaths } from "./layout.js";
@@ -49,19 +48,19 @@ import { type RepairReport, repairTree } from "./repair.js";
 import { liveScopePage, ScopeSlotReader } from "./scopes.js";
 import { Slots } from "./slots.js";
 import { StagingFile } from "./staging-file.js";
+import { payloadOffsetFor } from "./version-file.js";
 import {
   dropDeleted,
   entomb,
   isLive,
   liveVersions,
-  openVersion,
-  readContent,
-  readHead,
   unpublish,
   type VersionAddress,
 } from "./version-files.js";
+import { openVersion, readContent, readHead } from "./version-reads.js";
 import { VersionTops } from "./version-tops.js";
 import { type VersionNumbers, walkVersions } from "./version-walk.js";
+import { bytesVersionWriter, uploadVersionWriter } from "./version-writer.js";
 
 /**
  * The fs adapter's backend: one directory tree, shared with other processes, which race only
@@ -137,34 +136,32 @@ export class FsStore implements AdapterHooks {
       nameDirs,
       request,
       digest,
-      // Written once, straight to its version's file: no staging copy to rename.
-      place: async (target) => ({
-        durable: writeDurably(
-          await createExclusive(target, this.#config.fileMode),
-          bytes,
-          this.#config,
-        ),
-      }),
+      payloadOffset: payloadOffsetFor(request),
+      // Written once, straight to its version file: no staging copy to rename.
+      reserve: async (path) =>
+        bytesVersionWriter(await createExclusive(path, this.#config.fileMode), bytes, this.#config),
       drop: async () => {},
     });
   }
 
   /**
-   * Streams into a staging file while the sink hashes, then publishes it with the put
-   * protocol: the file is renamed to its version's payload, then the same syncs and record.
-   * Nothing is visible before `finish()`.
+   * Streams into a staging file (after room for the version file's head) while the sink
+   * hashes, then publishes it with the put protocol: the file is linked to its version's
+   * reservation and completed there. Nothing is visible before `finish()`.
    */
   async beginUpload(request: ParsedUpload): Promise<UploadTarget> {
     const scopeDirs = await this.#slots.ensureScope(request.scope);
     const nameDirs = await this.#slots.ensureName(scopeDirs, request.name);
-    const dataStage = join(scopeDirs.staging, `${randomUUID()}.d`);
+    const stage = join(scopeDirs.staging, `${randomUUID()}.d`);
+    const payloadOffset = payloadOffsetFor(request);
     const file = new StagingFile(
-      await createExclusive(dataStage, this.#config.fileMode),
+      await createExclusive(stage, this.#config.fileMode),
       this.#config,
+      payloadOffset,
     );
     const discard = async () => {
       await file.close().catch(() => undefined);
-      await removeQuietly(dataStage);
+      await removeQuietly(stage);
     };
     return {
       // The chunk is written straight from the caller's buffer while the sink hashes it.
@@ -177,10 +174,11 @@ export class FsStore implements AdapterHooks {
             nameDirs,
             request,
             digest,
-            // Renamed while still open: its last bytes are flushed meanwhile.
-            place: async (target) => {
-              await rename(dataStage, target);
-              return { durable: file.syncAndClose() };
+            payloadOffset,
+            // Linked while still open: its last bytes are flushed meanwhile.
+            reserve: async (path) => {
+              await link(stage, path);
+              return uploadVersionWriter(file);
             },
             drop: discard,
           },
@@ -199,21 +197,18 @@ export class FsStore implements AdapterHooks {
     return this.#resolve(request, readHead);
   }
 
-  /**
-   * Serves a version from its data file, one verified block at a time; the block digests
-   * are read from the version's reservation.
-   */
+  /** Serves a version from its payload, one verified block at a time. */
   async download(request: ParsedGet): Promise<StoredDownload> {
     const opened = await this.#resolve(
       request,
       (at) => openVersion(at, true),
       (unused) => releaseInBackground(unused.data.handle),
     );
-    const { handle } = opened.data;
+    const { handle, offset } = opened.data;
     return {
       meta: opened.meta,
       blocks: opened.blocks ?? [],
-      read: (start, end) => readFileRange(handle, start, end),
+      read: (start, end) => readFileRange(handle, offset + start, offset + end),
       close: () => handle.close(),
     };
   }
@@ -233,7 +228,7 @@ export class FsStore implements AdapterHooks {
       removed = entombed.length;
       // Durably unpublished before any payload goes: see entomb().
       if (removed > 0) await syncDirectory(dir, this.#config);
-      for (const version of entombed) await dropDeleted(dir, version);
+      for (const version of entombed) await dropDeleted(dir, version, this.#config);
     } else if (request.selector === "latest") {
       // Another process may delete the latest version first: then take the next one.
       for (;;) {

@@ -13,6 +13,7 @@ import type { FsArtifactServiceOptions } from "./config.js";
 import type { FsDurability } from "./io.js";
 import { fsArtifactPaths } from "./layout.js";
 import { FsArtifactService } from "./service.js";
+import { fsPayloadLocation } from "./version-reads.js";
 
 type FsBounds = Omit<FsArtifactServiceOptions, "root">;
 
@@ -34,7 +35,7 @@ export interface FsServiceClass {
  * One subject on a fresh directory under the OS temp dir: reopen is a new instance on the
  * same root (a restart, sharing nothing in memory), openAnother the same while the first
  * stays open (another process on the root), openNeighbour a service on a sibling root (another
- * tenant of the same parent directory), corrupt flips a byte of the version's data file in
+ * tenant of the same parent directory), corrupt flips a byte of the version's payload in
  * place (as disk corruption would), maintain runs repair() from another instance, cleanup
  * removes the directory and both roots in it.
  */
@@ -64,8 +65,12 @@ export async function fsSubject(
     reopen: () => Service.open({ ...bounds, root }),
     openAnother: () => Service.open({ ...bounds, root }),
     openNeighbour: () => Service.open({ ...bounds, root: neighbour }),
-    corrupt: (meta: ArtifactMeta, offset: number) =>
-      flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, offset),
+    corrupt: async (meta: ArtifactMeta, offset: number) => {
+      const payload = await fsPayloadLocation(
+        fsArtifactPaths(root, meta.scope, meta.name, meta.version),
+      );
+      await flipFileByte(payload.path, payload.offset + offset);
+    },
     cleanup: () => rm(parent, { recursive: true, force: true }),
   };
 }

@@ -30,6 +30,7 @@ describe("version reservations", () => {
     const nameDirs = namePaths(scopeDirs, "n");
     await mkdir(nameDirs.dir, { recursive: true });
     const actual = vi.mocked(createExclusive).getMockImplementation();
+    vi.mocked(createExclusive).mockClear();
     // The second create fails as a full disk would.
     vi.mocked(createExclusive)
       .mockImplementationOnce((path, mode) => (actual as typeof createExclusive)(path, mode))
@@ -38,7 +39,9 @@ describe("version reservations", () => {
       });
     const allocator = new VersionAllocator(config);
     const results = await Promise.allSettled(
-      Array.from({ length: 4 }, () => allocator.reserve(scopeDirs, nameDirs)),
+      Array.from({ length: 4 }, () =>
+        allocator.reserve(nameDirs, (path) => createExclusive(path, config.fileMode)),
+      ),
     );
     expect(results.map((result) => result.status)).toEqual([
       "fulfilled",

@@ -2,7 +2,7 @@ import { describeArtifactService } from "@artifact-kit/core/conformance";
 import { fsSubjects } from "../src/testing.js";
 
 // Every subject lives in its own directory under os.tmpdir(); reopen is a new instance on
-// the same root, corrupt flips a byte of a data file, cleanup removes the directory.
+// the same root, corrupt flips a byte of a payload, cleanup removes the directory.
 // At the matrix's setting for fs (conformance/test/adapters.ts): at 50 it was 811 s of a loaded
 // CI run, run beside the crash trials (issue 32).
 describeArtifactService("fs", { ...fsSubjects(), numRuns: 30 });

@@ -1,3 +1,5 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import { type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { FsArtifactService, type FsDurability } from "../src/index.js";
@@ -173,10 +175,20 @@ async function lane(index: number, trials: number, durability: FsDurability): Pr
       const versionFiles = new Set(files.filter((path) => /\/\d+\.[rdm]$/.test(path)));
       for (const path of versionFiles) {
         const base = path.slice(0, -1);
-        // Reservations are contiguous from 1; every payload is published and vice versa.
-        if (path.endsWith(".d")) expect(versionFiles.has(`${base}m`)).toBe(true);
-        if (path.endsWith(".m")) expect(versionFiles.has(`${base}d`)).toBe(true);
-        if (path.endsWith(".m")) expect(versionFiles.has(`${base}r`)).toBe(true);
+        // Reservations are contiguous from 1; every payload is published: a published
+        // version is its reservation's version file, and an unpublished one is emptied.
+        expect(path.endsWith(".d")).toBe(false);
+        if (path.endsWith(".m")) {
+          expect(versionFiles.has(`${base}r`)).toBe(true);
+          const [published, reserved] = await Promise.all([
+            stat(join(temp.root, path)),
+            stat(join(temp.root, `${base}r`)),
+          ]);
+          expect(published.ino).toBe(reserved.ino);
+        }
+        if (path.endsWith(".r") && !versionFiles.has(`${base}m`)) {
+          expect((await stat(join(temp.root, path))).size).toBe(0);
+        }
       }
       for (const name of NAMES) {
         const reserved = [...versionFiles].filter(

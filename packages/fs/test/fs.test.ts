@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { isArtifactError, type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { FS_DEFAULTS, FsArtifactService, fsArtifactPaths, fsCeilings } from "../src/index.js";
-import { codeOf, tempRoot, tempService } from "./helpers.js";
+import { codeOf, tempRoot, tempService, toLegacyLayout } from "./helpers.js";
 import { walk } from "./processes.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -91,7 +91,7 @@ describe("configuration", () => {
         const { service, root } = await fresh(options);
         await service.put(scope(1), "x", one);
         const paths = fsArtifactPaths(root, scope(1), "x", 1);
-        for (const path of [paths.data, paths.metadata, paths.reservation, paths.nameSlot]) {
+        for (const path of [paths.metadata, paths.reservation, paths.nameSlot]) {
           expect((await stat(path)).mode & 0o777).toBe(file);
         }
         for (const path of [paths.nameDir, join(root, "scopes"), join(root, "staging")]) {
@@ -199,14 +199,14 @@ describe("repair", () => {
     const y1 = fsArtifactPaths(root, scope(1), "y", 1);
     const x3 = fsArtifactPaths(root, scope(1), "x", 3);
     const scopeStaging = join(root, "scopes", scopeDigest(scope(1)), "staging");
-    // An unpublished payload (a put cut short between its two renames), with its reservation.
-    await writeFile(x3.reservation, "");
-    await writeFile(x3.data, "partial");
+    // An unpublished version file (a put cut short before its publication).
+    await writeFile(x3.reservation, "partial");
     // Staging leftovers, at the root and in the scope.
     await writeFile(join(root, "staging", "dead.slot"), "{");
     await writeFile(join(scopeStaging, "dead.d"), "x");
     await writeFile(join(scopeStaging, "dead.m"), "{");
-    // Published metadata whose data is missing.
+    // Published metadata whose data is missing (a store written before version files).
+    await toLegacyLayout(y1);
     await rm(y1.data);
     return { ...temp, x2, x3, y1, scopeStaging };
   }
@@ -237,9 +237,10 @@ describe("repair", () => {
         "staging/dead.slot",
         `${scopeStaging.slice(root.length + 1)}/dead.d`,
         `${scopeStaging.slice(root.length + 1)}/dead.m`,
-        x3.data.slice(root.length + 1),
       ].sort(),
     );
+    // The cut-short version file is emptied, its reservation kept.
+    expect((await stat(x3.reservation)).size).toBe(0);
     // Reported, not erased; the burned version 3 stays reserved.
     expect(after.has(y1.metadata.slice(root.length + 1))).toBe(true);
     expect(after.has(x3.reservation.slice(root.length + 1))).toBe(true);

@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { type DownloadOptions, type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FsArtifactService, fsArtifactPaths } from "../src/index.js";
-import { codeOf, tempService } from "./helpers.js";
+import { codeOf, tempService, toLegacyLayout } from "./helpers.js";
 import { walk } from "./processes.js";
 
 // Defects found by outside testing (issue 16: 1, 4, 6, 7), each pinned by a test that failed
@@ -52,6 +52,9 @@ describe("a FIFO in place of a version's file (issue 16.4)", () => {
   ])(
     "in place of the %s file is corrupt_artifact, and blocks nothing",
     async (kind, pathOf) => {
+      // A version file has no data file, and reads never open its reservation: those two
+      // are files of a store written before version files.
+      if (kind !== "metadata") await toLegacyLayout(paths(2));
       await plantFifo(pathOf(2));
       const reads: Promise<unknown>[] = [];
       for (let i = 0; i < 4; i++) {
@@ -74,12 +77,15 @@ describe("a FIFO in place of a version's file (issue 16.4)", () => {
 
 describe("a directory in place of a payload (issue 16.6)", () => {
   it("delete goes on, and repair reports what it cannot remove and goes on", async () => {
+    // Payload files are those of a store written before version files.
+    await toLegacyLayout(paths(2));
     await rm(paths(2).data);
     await mkdir(join(paths(2).data, "inside"), { recursive: true });
     await service.delete(SCOPE, NAME, 2);
     expect((await service.get(SCOPE, NAME)).version).toBe(1);
     // A second planted directory, under a version deleted with "all".
     await service.put(SCOPE, NAME, bytes("version three"));
+    await toLegacyLayout(paths(3));
     await rm(paths(3).data);
     await mkdir(paths(3).data);
     await service.delete(SCOPE, NAME, "all");
@@ -101,6 +107,8 @@ describe("a directory in place of a payload (issue 16.6)", () => {
 
 describe("a tampered sha256 in a version's metadata (issue 16.7)", () => {
   it("fails get and every download alike with corrupt_artifact", async () => {
+    // TODO(version file): the same tampering inside a version file.
+    await toLegacyLayout(paths(2));
     const record = JSON.parse(await readFile(paths(2).metadata, "utf8"));
     record.sha256 = sha256Hex(bytes("something else"));
     await writeFile(paths(2).metadata, JSON.stringify(record));

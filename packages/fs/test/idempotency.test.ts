@@ -1,4 +1,4 @@
-import { readdir, unlink } from "node:fs/promises";
+import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { isArtifactError, type Scope, sha256Hex, type UploadOptions } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -148,10 +148,12 @@ describe("idempotency keys", () => {
     await unlink(paths(1).metadata);
     await unlink(paths(2).metadata);
     const report = await service.repair({ minAgeMs: 0 });
-    // The keyed version is published; the plain unpublished payload is removed.
+    // The keyed version is published; the plain unpublished version file is emptied (its
+    // reservation stays).
     expect(report).toMatchObject({ finished: 1, removed: 1, complete: true });
     expect(await service.head(SCOPE, "r")).toEqual(first);
-    expect((await readdir(paths(1).nameDir)).sort()).toEqual(["1.d", "1.m", "1.r", "2.r"]);
+    expect((await readdir(paths(1).nameDir)).sort()).toEqual(["1.m", "1.r", "2.r"]);
+    expect((await stat(paths(2).reservation)).size).toBe(0);
   });
 
   it("the key is kept under the scope's keys directory, by digest, never as a user string", async () => {
@@ -190,15 +192,15 @@ describe("idempotency keys", () => {
       expect((await service.listVersions(scope, "report")).items.map((m) => m.version)).toEqual([
         ...versions,
       ]);
-      // Losers burned their reserved versions and left no payload or staging file behind.
-      const leftovers = (await walk(root)).filter(
-        (e) => e.kind === "file" && (/staging\//.test(e.path) || /\/\d+\.d$/.test(e.path)),
-      );
-      expect(leftovers.map((e) => e.path)).toEqual([
-        join(fsArtifactPaths(root, scope, "report", [...versions][0] as number).data).slice(
-          root.length + 1,
-        ),
-      ]);
+      // Losers burned their reserved versions and left no payload or staging file behind:
+      // every reservation but the published version's is empty.
+      const files = (await walk(root)).filter((e) => e.kind === "file");
+      expect(files.filter((e) => /staging\/|\/\d+\.d$/.test(e.path))).toEqual([]);
+      const published = fsArtifactPaths(root, scope, "report", [...versions][0] as number);
+      for (const file of files.filter((e) => /\/\d+\.r$/.test(e.path))) {
+        const size = (await stat(join(root, file.path))).size;
+        expect(size > 0).toBe(join(root, file.path) === published.reservation);
+      }
     } finally {
       await service.close();
     }

@@ -6,7 +6,7 @@ import type { Child } from "./processes.js";
 // child writes, or a store file appearing or disappearing (inotify). A file event puts the
 // kill inside the step that follows it, where a line on a pipe arrives too late to land: a
 // version's metadata disappearing is a delete between unpublishing and removing the payload;
-// a key binding appearing is a keyed put between binding and publishing.
+// a new key binding appearing is a keyed put between binding and publishing.
 
 export type KillPoint =
   | { readonly kind: "line"; readonly matches: (line: string) => boolean }
@@ -17,6 +17,8 @@ export type KillPoint =
       readonly names: RegExp;
       /** Whether the file must be there after the event (it appeared) or not (it went). */
       readonly appears: boolean;
+      /** Which of the files that appeared count (all by default). */
+      readonly accepts?: (path: string) => boolean;
       /** Events that count to let pass first. */
       readonly skip: number;
     };
@@ -59,7 +61,10 @@ function onFile(point: Extract<KillPoint, { kind: "file" }>, then: () => void): 
   for (const dir of point.dirs) {
     const watcher = watch(dir, (_event, file) => {
       if (typeof file !== "string" || !point.names.test(file)) return;
-      if (existsSync(join(dir, file)) !== point.appears || left-- > 0) return;
+      const path = join(dir, file);
+      if (existsSync(path) !== point.appears) return;
+      if (point.appears && point.accepts && !point.accepts(path)) return;
+      if (left-- > 0) return;
       stop();
       then();
     });

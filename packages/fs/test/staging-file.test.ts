@@ -29,7 +29,7 @@ describe("StagingFile", () => {
     };
     const file = new StagingFile(handle, DURABLE);
     for (const chunk of chunks) await file.write(chunk);
-    await file.syncAndClose();
+    await file.sync();
     await file.close();
     const written = await readFile(join(dir, "data"));
     expect(written.byteLength).toBe(20 * MiB);
@@ -48,7 +48,7 @@ describe("StagingFile", () => {
     handle.datasync = () => (syncs++ === 0 ? Promise.reject(failure) : datasync());
     const file = new StagingFile(handle, DURABLE);
     for (const chunk of chunks) await file.write(chunk);
-    await expect(file.syncAndClose()).rejects.toBe(failure);
+    await expect(file.sync()).rejects.toBe(failure);
     await file.close();
   });
 
@@ -62,7 +62,7 @@ describe("StagingFile", () => {
     handle.sync = count;
     const file = new StagingFile(handle, { durability: "process" });
     for (const chunk of chunks) await file.write(chunk);
-    await file.syncAndClose();
+    await file.sync();
     expect(syncs).toBe(0);
     expect((await readFile(join(dir, "data"))).byteLength).toBe(20 * MiB);
   });

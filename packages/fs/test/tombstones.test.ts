@@ -1,4 +1,4 @@
-import { link, readdir, rename, unlink, writeFile } from "node:fs/promises";
+import { link, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -57,7 +57,10 @@ describe("deleted stays deleted", () => {
     expect(await codeOf(service.put(SCOPE, "r", bytes("one"), { idempotencyKey: "k" }))).toBe(
       "not_found",
     );
-    expect((await readdir(paths(1).nameDir)).sort()).toEqual(["1.r", "1.t", "2.d", "2.m", "2.r"]);
+    expect((await readdir(paths(1).nameDir)).sort()).toEqual(["1.r", "1.t", "2.m", "2.r"]);
+    // Its reservation and tombstone are files of their own now, empty.
+    expect((await stat(paths(1).reservation)).size).toBe(0);
+    expect((await stat(paths(1).tombstone)).size).toBe(0);
     expect(await service.head(SCOPE, "r")).toEqual(second);
   });
 

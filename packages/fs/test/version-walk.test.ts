@@ -87,7 +87,7 @@ describe("versions found by number", () => {
     await putMany(a, 12);
     // Version 5 reserved nothing and was never published; version 12 kept no reservation.
     const gone = fsArtifactPaths(root, SCOPE, NAME, 5);
-    for (const path of [gone.reservation, gone.data, gone.metadata]) await unlink(path);
+    for (const path of [gone.reservation, gone.metadata]) await unlink(path);
     await unlink(fsArtifactPaths(root, SCOPE, NAME, 12).reservation);
     const later = await open();
     const live = [1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12];

@@ -1,6 +1,6 @@
 import { type ArtifactMeta, type ArtifactService, scopeDigest } from "@artifact-kit/core";
 import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
-import { fsArtifactPaths } from "@artifact-kit/fs";
+import { fsArtifactPaths, fsPayloadLocation } from "@artifact-kit/fs";
 import { describeRouterOverMemory } from "../src/conformance/index.js";
 import { createArtifactRuntime, type FsShardOptions, shardRoot } from "../src/index.js";
 import { removeRoot, tempRoot } from "./temp.js";
@@ -12,10 +12,13 @@ describeRouterOverMemory();
 // streaming transfer through. Memory stores keep their bytes private, so only the fs
 // subject can damage stored data for the corruption law.
 
-/** Flips one byte of a version's data file in its scope's shard, as disk corruption would. */
-function corruptShardData(root: string, meta: ArtifactMeta, offset: number) {
+/** Flips one byte of a version's payload in its scope's shard, as disk corruption would. */
+async function corruptShardData(root: string, meta: ArtifactMeta, offset: number) {
   const shard = shardRoot(root, { scope: meta.scope, id: scopeDigest(meta.scope) });
-  return flipFileByte(fsArtifactPaths(shard, meta.scope, meta.name, meta.version).data, offset);
+  const payload = await fsPayloadLocation(
+    fsArtifactPaths(shard, meta.scope, meta.name, meta.version),
+  );
+  return flipFileByte(payload.path, payload.offset + offset);
 }
 
 // Durable: exact-scope fs workers; reopen is a restarted router on the same root, and

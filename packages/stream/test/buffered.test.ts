@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ArtifactService, Scope } from "@artifact-kit/core";
 import { describeArtifactService, flipFileByte } from "@artifact-kit/core/conformance";
-import { FsArtifactService, fsArtifactPaths } from "@artifact-kit/fs";
+import { FsArtifactService, fsArtifactPaths, fsPayloadLocation } from "@artifact-kit/fs";
 import { MemoryArtifactService } from "@artifact-kit/memory";
 import { describe, expect, it } from "vitest";
 import { openDownload, openUpload } from "../src/index.js";
@@ -129,7 +129,10 @@ describe("buffering over a damaged store", () => {
       const service = withoutNativeTransfer(await FsArtifactService.open({ root }));
       const meta = await service.put(scope, "data.bin", patterned(2 * MiB));
       // The second block is damaged; the first is intact, yet buffering refuses it too.
-      await flipFileByte(fsArtifactPaths(root, meta.scope, meta.name, meta.version).data, MiB + 10);
+      const payload = await fsPayloadLocation(
+        fsArtifactPaths(root, meta.scope, meta.name, meta.version),
+      );
+      await flipFileByte(payload.path, payload.offset + MiB + 10);
       for (const range of [
         { offset: 0, length: 2 * MiB },
         { offset: 0, length: 10 },

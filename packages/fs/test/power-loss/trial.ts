@@ -1,3 +1,5 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import { isArtifactError } from "@artifact-kit/core";
 import { seededRandom } from "@artifact-kit/test-proxy";
 import { FsArtifactService } from "../../src/index.js";
@@ -205,8 +207,13 @@ async function checkRepair(service: FsArtifactService, root: string, violations:
     const base = path.slice(0, -1);
     if (path.endsWith(".d") && !present.has(`${base}m`))
       violations.push(`garbage: ${path} unpublished`);
-    if (path.endsWith(".m") && !(present.has(`${base}d`) && present.has(`${base}r`))) {
-      violations.push(`torn: ${path} without its data or reservation`);
+    if (path.endsWith(".m") && !present.has(`${base}r`)) {
+      violations.push(`torn: ${path} without its reservation`);
+    }
+    // A version file left by a put cut short, or by a delete: repair empties it.
+    const emptied = path.endsWith(".t") || (path.endsWith(".r") && !present.has(`${base}m`));
+    if (emptied && (await stat(join(root, path))).size > 0) {
+      violations.push(`garbage: ${path} still holds bytes after repair`);
     }
   }
 }
