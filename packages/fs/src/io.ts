@@ -97,20 +97,35 @@ export async function readExactlyHashed(
 /** Pieces of a streamed read, each in a buffer of its own: one transfer block. */
 const READ_PIECE_BYTES = TRANSFER_BLOCK_BYTES;
 
-/** Bytes [start, end) of an open file, read on demand in pieces; ends early if the file does. */
+/**
+ * Bytes [start, end) of an open file, in pieces, each read while the caller checks and uses
+ * the one before (one piece ahead, so at most two in memory); ends early if the file does.
+ */
 export async function* readFileRange(
   handle: FileHandle,
   start: number,
   end: number,
 ): AsyncGenerator<Uint8Array> {
-  let position = start;
-  while (position < end) {
+  const readAt = async (position: number) => {
     const buffer = Buffer.allocUnsafeSlow(Math.min(READ_PIECE_BYTES, end - position));
     const { bytesRead } = await handle.read(buffer, 0, buffer.byteLength, position);
-    if (bytesRead === 0) return;
-    position += bytesRead;
     // A plain Uint8Array view, as every read of the contract returns.
-    yield new Uint8Array(buffer.buffer, buffer.byteOffset, bytesRead);
+    return new Uint8Array(buffer.buffer, buffer.byteOffset, bytesRead);
+  };
+  let position = start;
+  let next = position < end ? readAt(position) : undefined;
+  try {
+    while (next) {
+      const piece = await next;
+      next = undefined;
+      if (piece.byteLength === 0) return;
+      position += piece.byteLength;
+      if (position < end) next = readAt(position);
+      yield piece;
+    }
+  } finally {
+    // A caller that stops early (a cancel, then a close) leaves the read ahead to fail alone.
+    next?.catch(() => {});
   }
 }
 
