@@ -51,7 +51,9 @@ export async function releaseVersionFile(
     if (stats?.ino !== found.ino) return;
     released = true;
     const stage = join(staging, `${randomUUID()}.x`);
-    await createDurably(stage, bytes, { ...settings, fileMode: found.mode });
+    // Only bytes need syncing before the rename: an empty file has none to lose.
+    const durability = bytes.byteLength > 0 ? settings.durability : "process";
+    await createDurably(stage, bytes, { durability, fileMode: found.mode });
     await rename(stage, path).catch(async (error: unknown) => {
       await removeQuietly(stage);
       throw error;
