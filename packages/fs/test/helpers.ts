@@ -40,6 +40,26 @@ export async function codeOf(promise: Promise<unknown>): Promise<ArtifactErrorCo
   }
 }
 
+/** Bytes of a version file's header line: `AKV2 <10 digits> <10 digits>\n`. */
+const HEADER_BYTES = 27;
+
+/** A version file's parts: its record's bytes, where its payload starts, and all from there. */
+async function versionFileParts(
+  path: string,
+): Promise<{ record: Buffer; payloadOffset: number; rest: Buffer }> {
+  const file = await readFile(path);
+  const header = /^AKV2 ([0-9]{10}) ([0-9]{10})\n$/.exec(
+    file.subarray(0, HEADER_BYTES).toString("latin1"),
+  );
+  if (!header) throw new Error(`${path} is no version file`);
+  const payloadOffset = Number(header[2]);
+  return {
+    record: file.subarray(HEADER_BYTES, HEADER_BYTES + Number(header[1])),
+    payloadOffset,
+    rest: file.subarray(payloadOffset),
+  };
+}
+
 /**
  * Rewrites one published version as a store written before version files holds it: the
  * record alone in `<v>.m`, the payload in `<v>.d`, the block digests (of a version of more
@@ -50,38 +70,19 @@ export async function toLegacyLayout(paths: {
   metadata: string;
   data: string;
 }): Promise<void> {
-  const file = await readFile(paths.reservation);
-  const header = /^AKV2 ([0-9]{10}) ([0-9]{10})\n/.exec(file.subarray(0, 27).toString("latin1"));
-  if (!header) throw new Error(`${paths.reservation} is no version file`);
-  const recordEnd = 27 + Number(header[1]);
-  const payloadOffset = Number(header[2]);
-  const record = file.subarray(27, recordEnd);
+  const { record, rest } = await versionFileParts(paths.reservation);
   const size = (JSON.parse(record.toString("utf8")) as { size: number }).size;
   // `<v>.m` and `<v>.r` are one file: each gets a file of its own.
   await rm(paths.metadata);
   await rm(paths.reservation);
-  await writeFile(paths.data, file.subarray(payloadOffset, payloadOffset + size));
-  await writeFile(paths.reservation, file.subarray(payloadOffset + size));
+  await writeFile(paths.data, rest.subarray(0, size));
+  await writeFile(paths.reservation, rest.subarray(size));
   await writeFile(paths.metadata, record);
 }
 
 /** Where a version file's payload starts (its header's second field). */
 export async function payloadOffsetOf(versionFilePath: string): Promise<number> {
-  const header = (await readFile(versionFilePath)).subarray(0, 27).toString("latin1");
-  const match = /^AKV2 [0-9]{10} ([0-9]{10})\n$/.exec(header);
-  if (!match) throw new Error(`${versionFilePath} is no version file`);
-  return Number(match[1]);
-}
-
-/** A version file's parts: the record's bytes, and all that follows its head. */
-async function versionFileParts(path: string): Promise<{ record: Buffer; rest: Buffer }> {
-  const file = await readFile(path);
-  const header = /^AKV2 ([0-9]{10}) ([0-9]{10})\n$/.exec(file.subarray(0, 27).toString("latin1"));
-  if (!header) throw new Error(`${path} is no version file`);
-  return {
-    record: file.subarray(27, 27 + Number(header[1])),
-    rest: file.subarray(Number(header[2])),
-  };
+  return (await versionFileParts(versionFilePath)).payloadOffset;
 }
 
 /** The record a version file holds, as text. */
@@ -96,7 +97,7 @@ export async function versionRecordText(path: string): Promise<string> {
 export async function rewriteVersionRecord(path: string, record: string | Buffer): Promise<void> {
   const { rest } = await versionFileParts(path);
   const bytes = Buffer.from(record);
-  const offset = 27 + bytes.byteLength;
+  const offset = HEADER_BYTES + bytes.byteLength;
   const header = `AKV2 ${String(bytes.byteLength).padStart(10, "0")} ${String(offset).padStart(10, "0")}\n`;
   await writeFile(path, Buffer.concat([Buffer.from(header, "latin1"), bytes, rest]));
 }
