@@ -35,6 +35,7 @@ import {
   syncDirectory,
 } from "./io.js";
 import { KeyBindings } from "./keys.js";
+import { LatestReadAhead } from "./latest-read-ahead.js";
 import { namePaths, type RootPaths, rootPaths, scopePaths } from "./layout.js";
 import {
   type LiveListing,
@@ -325,24 +326,33 @@ export class FsStore implements AdapterHooks {
     for (let attempt = 1; ; attempt++) {
       let latest: T | undefined;
       const passed: number[] = [];
-      await walkVersions(this.#versionNumbers(dir), {
-        direction: "down",
-        // Reads of the latest are content reads: one at a time, the first is nearly always it.
-        batchSize: () => 1,
-        read: (versions) =>
-          Promise.all(
-            versions.map(async (version) => {
-              const found = await at(version);
-              if (found === undefined) passed.push(version);
-              return found;
-            }),
-          ),
-        take: (found) => {
-          latest = found;
-          return true;
-        },
-        check: () => request.deadline.check(),
-      });
+      const ahead = new LatestReadAhead(
+        attempt === 1 ? this.#versionTops.known(dir) : undefined,
+        at,
+        release,
+      );
+      try {
+        await walkVersions(this.#versionNumbers(dir), {
+          direction: "down",
+          // Reads of the latest are content reads: one at a time, the first is nearly always it.
+          batchSize: () => 1,
+          read: (versions) =>
+            Promise.all(
+              versions.map(async (version) => {
+                const found = await ahead.read(version);
+                if (found === undefined) passed.push(version);
+                return found;
+              }),
+            ),
+          take: (found) => {
+            latest = found;
+            return true;
+          },
+          check: () => request.deadline.check(),
+        });
+      } finally {
+        ahead.discard();
+      }
       if (attempt >= MAX_LATEST_WALKS || !(await anyPublished(passed, at, release))) {
         return latest;
       }

@@ -36,6 +36,11 @@ export class VersionTops {
     return top;
   }
 
+  /** The highest version last seen reserved in `dir`, without asking the file system. */
+  known(dir: string): number | undefined {
+    return this.#tops.get(dir);
+  }
+
   clear(): void {
     this.#tops.clear();
   }

@@ -70,6 +70,33 @@ describe("versions found by number", () => {
     expect((await b.head(SCOPE, NAME)).version).toBe(keep - 1);
   }, 300_000);
 
+  it("a get, head and download of the latest answer another instance's newer version, whatever the reader last saw on top", async () => {
+    const { a, b } = await twoInstances();
+    await putMany(b, 2);
+    const download = async () => {
+      const source = await a.openDownload(SCOPE, NAME);
+      const chunks: Uint8Array[] = [];
+      for (let chunk = await source.read(); chunk; chunk = await source.read()) chunks.push(chunk);
+      return { version: source.meta.version, text: Buffer.concat(chunks).toString() };
+    };
+    // Each read starts from a top `a` has seen: a version since superseded, or since deleted.
+    let top = 2;
+    for (let round = 0; round < 6; round++) {
+      expect((await a.head(SCOPE, NAME)).version).toBe(top);
+      await b.put(SCOPE, NAME, bytes(`round ${round}`));
+      const got = await a.get(SCOPE, NAME);
+      expect([got.version, Buffer.from(got.data).toString()]).toEqual([top + 1, `round ${round}`]);
+      await b.put(SCOPE, NAME, bytes("newer"));
+      expect(await download()).toEqual({ version: top + 2, text: "newer" });
+      await b.delete(SCOPE, NAME, top + 2);
+      top += 1;
+      expect((await a.head(SCOPE, NAME)).version).toBe(top);
+      top += 1; // the deleted version's number is never given again
+      await b.put(SCOPE, NAME, bytes("refill"));
+      top += 1;
+    }
+  }, 300_000);
+
   it("pages under every cursor while another instance deletes", async () => {
     const { a, b } = await twoInstances();
     await putMany(a, 40);
