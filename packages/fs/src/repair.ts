@@ -128,20 +128,27 @@ export async function repairTree(
     return entries;
   };
 
-  /** Removes `path`; false once `limit` files have been removed. */
-  const remove = async (path: string): Promise<boolean> => {
+  /**
+   * One removal (or emptying, or release) of what `path` names, counted against `limit`:
+   * false, and nothing done, once `limit` files have been removed. `act` says whether it
+   * removed anything; one that fails is reported as unremovable.
+   */
+  const counted = async (path: string, act: () => Promise<boolean>): Promise<boolean> => {
     if (report.removed + report.unremovable.length >= limit) {
       report.complete = false;
       return false;
     }
     try {
-      if (await removeIfPresent(path)) report.removed += 1;
+      if (await act()) report.removed += 1;
     } catch {
       // Not ours to force (rm -r of a planted directory could take anything with it).
       report.unremovable.push(relative(dirs.root, path));
     }
     return true;
   };
+
+  /** Removes `path`; false once `limit` files have been removed. */
+  const remove = (path: string): Promise<boolean> => counted(path, () => removeIfPresent(path));
 
   /** Whether `path` was last written at least minAgeMs ago (false when it is gone). */
   const isOld = async (path: string): Promise<boolean> => {
@@ -160,20 +167,12 @@ export async function repairTree(
    * Empties the version file of a put cut short if it is old enough (its reservation stays,
    * the version burned); false once `limit` files have been removed or emptied.
    */
-  const emptyOld = async (path: string): Promise<boolean> => {
-    if (!(await isOld(path))) return true;
-    if (report.removed + report.unremovable.length >= limit) {
-      report.complete = false;
-      return false;
-    }
-    try {
+  const emptyOld = async (path: string): Promise<boolean> =>
+    !(await isOld(path)) ||
+    counted(path, async () => {
       await emptyFile(path);
-      report.removed += 1;
-    } catch {
-      report.unremovable.push(relative(dirs.root, path));
-    }
-    return true;
-  };
+      return true;
+    });
 
   const sweepStaging = async (dir: string): Promise<boolean> => {
     for (const entry of await scan(dir)) {
@@ -228,7 +227,9 @@ export async function repairTree(
         for (const kind of ["d", "m"] as const) {
           if (present.has(kind) && !(await remove(versionFile(dir, version, kind)))) return false;
         }
-        if (await releaseVersionFile(dir, version, options).catch(() => false)) report.removed += 1;
+        // A release another process or call already made is no removal (and no failure).
+        const release = () => releaseVersionFile(dir, version, options).catch(() => false);
+        if (!(await counted(versionFile(dir, version, "t"), release))) return false;
         continue;
       }
       if (present.has("m") && !present.has("d") && !(await isVersionFile(dir, version))) {

@@ -1,4 +1,4 @@
-import { readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { readdir, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isArtifactError, type Scope, scopeDigest, sha256Hex } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
@@ -262,6 +262,29 @@ describe("repair", () => {
       [1, true],
     ]);
     expect((await service.repair({ minAgeMs: 0, limit: 1 })).removed).toBe(0);
+  });
+
+  it("counts the release of each deleted version's bytes against limit", async () => {
+    const { service, root } = await fresh();
+    const deleted = [1, 2, 3].map((version) => fsArtifactPaths(root, scope(1), "z", version));
+    for (const _ of deleted) await service.put(scope(1), "z", new Uint8Array(4096).fill(7));
+    // Deletes cut short after their tombstones: each version file is still whole.
+    for (const paths of deleted) await rename(paths.metadata, paths.tombstone);
+    const reports = [];
+    for (;;) {
+      const report = await service.repair({ minAgeMs: 0, limit: 2 });
+      reports.push([report.removed, report.complete]);
+      if (report.complete) break;
+    }
+    expect(reports).toEqual([
+      [2, false],
+      [1, true],
+    ]);
+    for (const paths of deleted) {
+      expect([(await stat(paths.reservation)).size, (await stat(paths.tombstone)).size]).toEqual([
+        0, 0,
+      ]);
+    }
   });
 
   it("uses recoveryGraceMs as the default age", async () => {
