@@ -1,8 +1,9 @@
 /**
  * A read of the version a name's directory last had at its top, begun while the walk for the
- * latest version probes for a newer one. Nearly always nothing newer was reserved, and the
- * walk's first read is this one: the probe's round trip to the file system then overlaps the
- * read instead of coming before it.
+ * latest version probes for a newer one. When nothing newer was reserved (nearly always, unless
+ * another writer keeps putting: then no guess is made, see VersionTops.steadyTop), the walk's
+ * first read is this one: the probe's round trip to the file system overlaps the read instead
+ * of coming before it.
  *
  * It answers nothing the walk would not: the walk reads the same number first when the probe
  * finds no newer reservation, and a read begun before the probe sees the version as it was

@@ -327,7 +327,7 @@ export class FsStore implements AdapterHooks {
       let latest: T | undefined;
       const passed: number[] = [];
       const ahead = new LatestReadAhead(
-        attempt === 1 ? this.#versionTops.known(dir) : undefined,
+        attempt === 1 ? this.#versionTops.steadyTop(dir) : undefined,
         at,
         release,
       );

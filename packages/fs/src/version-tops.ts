@@ -18,7 +18,8 @@ const MAX_DIRECTORIES = 4_096;
  */
 export class VersionTops {
   readonly #maxScanEntries: number;
-  readonly #tops = new Map<string, number>();
+  /** Each directory's highest reservation seen, and whether the probe that saw it found it unchanged. */
+  readonly #tops = new Map<string, { readonly top: number; readonly steady: boolean }>();
 
   constructor(maxScanEntries: number) {
     this.#maxScanEntries = maxScanEntries;
@@ -26,19 +27,25 @@ export class VersionTops {
 
   /** The highest version reserved in `dir` (0 if none), at some moment during the call. */
   async top(dir: string): Promise<number> {
-    const known = this.#tops.get(dir) ?? (await this.#scan(dir));
+    const known = this.#tops.get(dir)?.top ?? (await this.#scan(dir));
     const top = await probeUpward(dir, known);
     this.#tops.delete(dir);
-    this.#tops.set(dir, top);
+    this.#tops.set(dir, { top, steady: top === known });
     if (this.#tops.size > MAX_DIRECTORIES) {
       this.#tops.delete(this.#tops.keys().next().value as string);
     }
     return top;
   }
 
-  /** The highest version last seen reserved in `dir`, without asking the file system. */
-  known(dir: string): number | undefined {
-    return this.#tops.get(dir);
+  /**
+   * The highest version last seen reserved in `dir`, without asking the file system, if the
+   * probe that saw it found nothing reserved since the one before: a guess worth acting on.
+   * While another writer keeps putting, the top moves at nearly every probe, and undefined
+   * says so.
+   */
+  steadyTop(dir: string): number | undefined {
+    const seen = this.#tops.get(dir);
+    return seen?.steady ? seen.top : undefined;
   }
 
   clear(): void {
