@@ -44,10 +44,15 @@ import { readNameSlot } from "./slots.js";
 // scope or a store of the previous layout) is rebuilt from the name slots themselves.
 
 /**
- * Log entries that make a put of a new name compact the index. TEST ONLY, not exported by
- * the package: the crash and race tests lower it so that compactions happen all the time.
+ * TEST ONLY, not exported by the package. `compactAtLogEntries`: log entries that make a put
+ * of a new name compact the index (the crash and race tests lower it so that compactions
+ * happen all the time). `beforeRebuildLinks`: called by a rebuild between its reads and its
+ * link, for a test to run another instance's work in that window.
  */
-export const testOnlyNameOrder = { compactAtLogEntries: 128 };
+export const testOnlyNameOrder: {
+  compactAtLogEntries: number;
+  beforeRebuildLinks?: () => Promise<void>;
+} = { compactAtLogEntries: 128 };
 /** Most entries a scope's name-index directory may hold (generations plus leftovers). */
 const MAX_INDEX_DIR_ENTRIES = 1_000;
 const GENERATION_PATTERN = /^([1-9][0-9]{0,15})\.idx$/;
@@ -215,6 +220,12 @@ export class NameOrder {
     for (const dir of [scopeDirs.staging, scopeDirs.nameIndex, scopeDirs.nameLog]) {
       await mkdir(dir, { mode: this.#dirMode, recursive: true });
     }
+    // The generation to build on is found before the slots are read: every generation up to
+    // it holds only names whose slots were linked before that, so the slots read next hold
+    // them all. Found after, it could be one another rebuild or compaction linked meanwhile
+    // from slots this one never read, and the generation linked here would drop its names
+    // (their log entries gone with that link).
+    const base = await this.#newestGeneration(scopeDirs);
     // The log is read before the slots: an entry removed below is one whose slot was seen.
     const logged = await scanStoreDirectory(scopeDirs.nameLog, this.#maxLogEntries);
     const names = await this.#slotScan.knownNames(scopeDirs);
@@ -231,7 +242,8 @@ export class NameOrder {
         return true;
       }
     });
-    await this.#link(scopeDirs, await this.#newestGeneration(scopeDirs), names, covered);
+    await testOnlyNameOrder.beforeRebuildLinks?.();
+    await this.#link(scopeDirs, base, names, covered);
   }
 
   /**

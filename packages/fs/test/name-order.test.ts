@@ -18,6 +18,7 @@ const DEFAULT_COMPACT_AT = testOnlyNameOrder.compactAtLogEntries;
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   testOnlyNameOrder.compactAtLogEntries = DEFAULT_COMPACT_AT;
+  testOnlyNameOrder.beforeRebuildLinks = undefined;
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
@@ -168,6 +169,22 @@ describe("ordered name index", () => {
     expect((await service.repair({ minAgeMs: 0 })).complete).toBe(true);
     await service.put(SCOPE, "a", one);
     expect(await listAll(await open(), { limit: 10 })).toEqual(["a"]);
+  });
+
+  it("loses no name when another instance builds a generation while a rebuild is between its reads and its link", async () => {
+    const { open } = await store();
+    const [a, b] = [await open(), await open()];
+    await a.put(SCOPE, "first", one);
+    // While `a` rebuilds the scope's first generation from what it has read, `b` creates a
+    // name and builds that generation itself (folding the name's log entry away).
+    testOnlyNameOrder.beforeRebuildLinks = async () => {
+      testOnlyNameOrder.beforeRebuildLinks = undefined;
+      await b.put(SCOPE, "second", one);
+      expect(await listAll(b, { limit: 10 })).toEqual(["first", "second"]);
+    };
+    expect(await listAll(a, { limit: 10 })).toEqual(["first", "second"]);
+    expect(testOnlyNameOrder.beforeRebuildLinks).toBeUndefined();
+    expect(await listAll(await open(), { limit: 10 })).toEqual(["first", "second"]);
   });
 
   it("keeps a log entry whose slot is not linked yet (a creation in flight) out of the index", async () => {
