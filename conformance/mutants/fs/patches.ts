@@ -169,6 +169,19 @@ export const FS_MUTANTS: readonly PatchedMutantSpec[] = [
       },
     ],
   },
+  {
+    slug: "latest-read-ahead-any-version",
+    // Only a handle whose last seen top is stale reaches it: another handle put above it.
+    group: "handles",
+    bug: "the read of the latest begun ahead of the probe answers whatever number the walk reads first: a handle that last saw version v answers v after another handle put v+1",
+    patches: [
+      {
+        file: "latest-read-ahead.ts",
+        find: "if (found !== undefined && version === this.#version) {",
+        replace: "if (found !== undefined) {",
+      },
+    ],
+  },
 ];
 
 /**
