@@ -18,7 +18,10 @@ const MAX_DIRECTORIES = 4_096;
  */
 export class VersionTops {
   readonly #maxScanEntries: number;
-  /** Each directory's highest reservation seen, and whether the probe that saw it found it unchanged. */
+  /**
+   * Each directory's highest reservation seen, and whether the probe that saw it found it
+   * where the one before had left it.
+   */
   readonly #tops = new Map<string, { readonly top: number; readonly steady: boolean }>();
 
   constructor(maxScanEntries: number) {
