@@ -51,8 +51,8 @@ import { readNameSlot } from "./slots.js";
  */
 export const testOnlyNameOrder: {
   compactAtLogEntries: number;
-  beforeRebuildLinks?: () => Promise<void>;
-} = { compactAtLogEntries: 128 };
+  beforeRebuildLinks: (() => Promise<void>) | undefined;
+} = { compactAtLogEntries: 128, beforeRebuildLinks: undefined };
 /** Most entries a scope's name-index directory may hold (generations plus leftovers). */
 const MAX_INDEX_DIR_ENTRIES = 1_000;
 const GENERATION_PATTERN = /^([1-9][0-9]{0,15})\.idx$/;
