@@ -1,7 +1,13 @@
 import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ArtifactErrorCode, isArtifactError } from "@artifact-kit/core";
+import {
+  type ArtifactErrorCode,
+  type ArtifactMeta,
+  type DownloadOptions,
+  isArtifactError,
+  type Scope,
+} from "@artifact-kit/core";
 import { FsArtifactService, type FsArtifactServiceOptions } from "../src/index.js";
 
 /** A fresh, empty directory under the OS temp dir (its real path) and a way to remove it. */
@@ -100,4 +106,17 @@ export async function rewriteVersionRecord(path: string, record: string | Buffer
   const offset = HEADER_BYTES + bytes.byteLength;
   const header = `AKV2 ${String(bytes.byteLength).padStart(10, "0")} ${String(offset).padStart(10, "0")}\n`;
   await writeFile(path, Buffer.concat([Buffer.from(header, "latin1"), bytes, rest]));
+}
+
+/** A whole download through `openDownload`, and the version it served. */
+export async function downloadAll(
+  service: FsArtifactService,
+  scope: Scope,
+  name: string,
+  options: DownloadOptions = {},
+): Promise<{ meta: ArtifactMeta; bytes: Buffer }> {
+  const source = await service.openDownload(scope, name, options);
+  const chunks: Uint8Array[] = [];
+  for (let chunk = await source.read(); chunk; chunk = await source.read()) chunks.push(chunk);
+  return { meta: source.meta, bytes: Buffer.concat(chunks) };
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { type DownloadOptions, type Scope, sha256Hex } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { FsArtifactService, fsArtifactPaths } from "../src/index.js";
-import { codeOf, tempRoot } from "./helpers.js";
+import { codeOf, downloadAll, tempRoot } from "./helpers.js";
 
 // A store written by the release before version files (commit 5f71410, the fs adapter's
 // dist), kept as a tarball: the record alone in <v>.m, the payload in <v>.d, the block
@@ -44,10 +44,7 @@ async function legacyStore(): Promise<{ root: string; service: FsArtifactService
 }
 
 async function download(service: FsArtifactService, name: string, options: DownloadOptions) {
-  const source = await service.openDownload(SCOPE, name, options);
-  const chunks: Uint8Array[] = [];
-  for (let chunk = await source.read(); chunk; chunk = await source.read()) chunks.push(chunk);
-  return Buffer.concat(chunks);
+  return (await downloadAll(service, SCOPE, name, options)).bytes;
 }
 
 /** Every version the fixture holds reads, heads, lists and downloads as it was written. */

@@ -3,7 +3,7 @@ import type { Scope } from "@artifact-kit/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { FsArtifactService, fsArtifactPaths } from "../src/index.js";
 import { MAX_NUMBERED_MISSES } from "../src/version-walk.js";
-import { codeOf, tempRoot } from "./helpers.js";
+import { codeOf, downloadAll, tempRoot } from "./helpers.js";
 
 // The latest version and pages of versions are found by version number from the highest
 // reservation (version-tops.ts, version-walk.ts), not from a read of the name's directory.
@@ -74,10 +74,8 @@ describe("versions found by number", () => {
     const { a, b } = await twoInstances();
     await putMany(b, 2);
     const download = async () => {
-      const source = await a.openDownload(SCOPE, NAME);
-      const chunks: Uint8Array[] = [];
-      for (let chunk = await source.read(); chunk; chunk = await source.read()) chunks.push(chunk);
-      return { version: source.meta.version, text: Buffer.concat(chunks).toString() };
+      const { meta, bytes } = await downloadAll(a, SCOPE, NAME);
+      return { version: meta.version, text: bytes.toString() };
     };
     // Each read starts from a top `a` has seen: a version since superseded, or since deleted.
     let top = 2;
