@@ -147,10 +147,12 @@ export async function writeAllOf(
   pieces: readonly Uint8Array[],
   position: number,
 ): Promise<void> {
-  let written = (await handle.writev(pieces.slice(), position)).bytesWritten;
+  // An empty piece is left out: libuv would spend a write call of its own on it.
+  const nonEmpty = pieces.filter((piece) => piece.byteLength > 0);
+  let written = (await handle.writev(nonEmpty, position)).bytesWritten;
   // A short vectored write (rare on a regular file) is finished piece by piece.
   let at = position;
-  for (const piece of pieces) {
+  for (const piece of nonEmpty) {
     const skip = Math.min(written, piece.byteLength);
     written -= skip;
     if (skip < piece.byteLength) await writeAll(handle, piece.subarray(skip), at + skip);

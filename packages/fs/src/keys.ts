@@ -1,27 +1,49 @@
 import { link, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type ArtifactMeta, corruptArtifact, type Deadline } from "@artifact-kit/core";
+import {
+  type ArtifactMeta,
+  corruptArtifact,
+  type Deadline,
+  isArtifactError,
+} from "@artifact-kit/core";
 import {
   type IdempotentPayload,
   idempotentVersionDeleted,
   replayIdempotentPut,
 } from "@artifact-kit/core/adapter";
+import { isTornBinding, isWholeBoundVersion, makeBindingDurable } from "./bound-version.js";
 import type { FsConfig } from "./config.js";
 import { isTaken, pathExists, removeIfPresent, syncDirectory, type WriteSettings } from "./io.js";
 import { versionFile } from "./layout.js";
 import { decodeMeta, isDeleted, type VersionAddress } from "./version-files.js";
 import { readMeta, readRecordFile } from "./version-reads.js";
 
-// Idempotency keys. A keyed put writes its version file at <v>.r (version-file.ts), and then
-// binds the key by linking it to keys/<nd>/<kd>.json: link() is exclusive and atomic, so one
-// put per key wins, across processes, and the binding is never partial. The binding is the
-// keyed put's commit point. Publishing is then one more link, of the binding itself to <v>.m.
+// Idempotency keys. A keyed put writes its version file at <v>.r (version-file.ts), binds the
+// key by linking it to keys/<nd>/<kd>.json, and then makes the file, the reservation's entry
+// and the binding's durable in one round of syncs: link() is exclusive and atomic, so one put
+// per key wins, across processes, and the binding is never partial. The binding is the keyed
+// put's commit point. Publishing is then one more link, of the binding itself to <v>.m.
 // Whoever finds a binding whose <v>.m is missing (the binder crashed or is still on its way)
+// checks that it holds its version whole and makes it durable (bound-version.ts), then
 // finishes it with that same link (in a store written before version files: a binding holding
-// the record alone, and only while its payload <v>.d is there), so a key
-// is never bound to nothing visible for longer than the next retry or repair. A delete cut
-// short leaves the same files, plus the tombstone <v>.t it decided by: a version with one is
-// deleted, and is never finished (version-files.ts).
+// the record alone, and only while its payload <v>.d is there), so a key is never bound to
+// nothing visible for longer than the next retry or repair. A delete cut short leaves the same
+// files, plus the tombstone <v>.t it decided by: a version with one is deleted, and is never
+// finished (version-files.ts).
+//
+// A power cut in a binder's round of syncs can keep the binding and lose the file's bytes or
+// its reservation's entry: a torn binding, of a put never acknowledged. The key then binds
+// anew at the next generation, <kd>.<g>.json, and the torn one stays, so that every process
+// walks the same generations to the same binding.
+
+/** A binding a power cut left torn: the key binds anew at the next generation. */
+export const TORN = "torn";
+
+/** What a binding holds: its version's record, and whether it is that version's file. */
+export interface Bound {
+  readonly meta: ArtifactMeta;
+  readonly versionFile: boolean;
+}
 
 /** A keyed put's request, as far as a replay compares it. */
 export interface KeyedPut {
@@ -92,28 +114,41 @@ export class KeyBindings {
     this.#config = config;
   }
 
-  /** The record a binding holds, checked to be this key's; undefined when the key is unbound. */
+  /**
+   * What the binding at `binding` holds, checked to be this key's; undefined when there is
+   * none, TORN when it cannot be read and is no published version's file.
+   */
   async read(
     binding: string,
     at: Omit<VersionAddress, "version">,
     key: string,
-  ): Promise<ArtifactMeta | undefined> {
-    const read = await readRecordFile(binding, "the idempotency key binding", {
-      kind: "idempotencyKey",
-    });
-    if (read === undefined) return undefined;
-    const record = decodeMeta(read.record, at, "the idempotency key binding");
-    if (record.idempotencyKey !== key) {
+  ): Promise<Bound | typeof TORN | undefined> {
+    let read: Awaited<ReturnType<typeof readRecordFile>>;
+    let meta: ArtifactMeta;
+    try {
+      read = await readRecordFile(binding, "the idempotency key binding", {
+        kind: "idempotencyKey",
+      });
+      if (read === undefined) return undefined;
+      meta = decodeMeta(read.record, at, "the idempotency key binding");
+    } catch (error) {
+      if (isArtifactError(error, "corrupt_artifact") && (await isTornBinding(binding))) {
+        return TORN;
+      }
+      throw error;
+    }
+    if (meta.idempotencyKey !== key) {
       throw corruptArtifact("the idempotency key binding names another key", {
-        version: record.version,
+        version: meta.version,
       });
     }
-    return record;
+    return { meta, versionFile: read.versionFile };
   }
 
   /**
-   * Binds the key to the version whose version file is `record` (complete and fsynced);
-   * false when another put has bound it first.
+   * Binds the key to the version whose version file is `record` (complete, not yet durable:
+   * the caller syncs it with the binding's directory); false when another put has bound it
+   * first.
    */
   async bind(record: string, binding: string): Promise<boolean> {
     await this.#prepare(dirname(binding));
@@ -123,36 +158,51 @@ export class KeyBindings {
       if (isTaken(error)) return false;
       throw error;
     }
-    await syncDirectory(dirname(binding), this.#config);
     return true;
   }
 
   /**
    * The answer to a put whose key is bound to `bound`: not_found when the version has been
    * deleted, whatever the payload; else the version's record when the payload is the same
-   * (finishing its publication if its binder did not), invalid_argument when it differs.
-   * Writes nothing but that finishing.
+   * (finishing its publication if its binder did not), invalid_argument when it differs;
+   * TORN when the binding holds no whole version (a power cut tore it). Writes nothing but
+   * that finishing.
    */
   async replay(
     binding: string,
-    bound: ArtifactMeta,
+    bound: Bound,
     at: VersionAddress,
     put: KeyedPut,
     deadline: Deadline,
-  ): Promise<ArtifactMeta> {
+  ): Promise<ArtifactMeta | typeof TORN> {
     // The tombstone first: a delete renaming the metadata to it between the two looks
     // makes this a replay that happened before the delete.
     if (await isDeleted(at.dir, at.version)) idempotentVersionDeleted(at.version);
     const published = await readMeta(at);
-    if (published) return replayIdempotentPut(published, put.payload);
+    if (published) {
+      // Another put's: this binding's reservation was lost to a power cut, and its number
+      // taken again.
+      if (published.idempotencyKey !== put.key) return TORN;
+      return replayIdempotentPut(published, put.payload);
+    }
     deadline.check();
-    // Unpublished without its payload: deleted before tombstones were written (or never
-    // finished, and then given up).
-    if (!(await payloadPresent(binding, at))) idempotentVersionDeleted(at.version);
-    replayIdempotentPut(bound, put.payload);
-    if ((await finishBinding(binding, at, this.#config)) === "deleted")
+    if (bound.versionFile) {
+      if (!(await isWholeBoundVersion(binding, at, bound.meta))) {
+        // Its binder may have published it meanwhile, and a delete let go of its bytes.
+        if (await isDeleted(at.dir, at.version)) idempotentVersionDeleted(at.version);
+        return TORN;
+      }
+      replayIdempotentPut(bound.meta, put.payload);
+      await makeBindingDurable(binding, at, this.#config);
+    } else {
+      // Unpublished without its payload: deleted before tombstones were written (or never
+      // finished, and then given up).
+      if (!(await payloadPresent(binding, at))) idempotentVersionDeleted(at.version);
+      replayIdempotentPut(bound.meta, put.payload);
+    }
+    if ((await finishBinding(binding, at, this.#config, bound.versionFile)) === "deleted")
       idempotentVersionDeleted(at.version);
-    return bound;
+    return bound.meta;
   }
 
   /** Creates keys/<nd>/ once per instance, with fsyncs that make both levels durable. */

@@ -105,14 +105,25 @@ export function keysDir(scopeDirs: Pick<ScopePaths, "keys">, nameDigest: string)
   return join(scopeDirs.keys, nameDigest);
 }
 
-/** The binding file of one idempotency key of one name. */
+/**
+ * The binding file of one idempotency key of one name: `<kd>.json`, or for a later
+ * generation (one that replaces bindings a power cut left torn, keys.ts) `<kd>.<g>.json`.
+ */
 export function keyFile(
   scopeDirs: Pick<ScopePaths, "keys">,
   nameDigest: string,
   key: string,
+  generation = 0,
 ): string {
-  return join(keysDir(scopeDirs, nameDigest), `${sha256Hex(key)}.json`);
+  const suffix = generation === 0 ? "" : `.${generation}`;
+  return join(keysDir(scopeDirs, nameDigest), `${sha256Hex(key)}${suffix}.json`);
 }
+
+/** Most generations of one key's binding: each later one replaces one a power cut tore. */
+export const MAX_BINDING_GENERATIONS = 100;
+
+/** A key's binding file name, of any generation below MAX_BINDING_GENERATIONS. */
+export const KEY_BINDING_PATTERN = /^([0-9a-f]{64})(?:\.[1-9][0-9]?)?\.json$/;
 
 export function versionFile(nameDir: string, version: number, kind: VersionFileKind): string {
   return join(nameDir, `${version}.${kind}`);

@@ -1,5 +1,6 @@
 import { link } from "node:fs/promises";
-import { type ArtifactMeta, corruptArtifact, type Deadline } from "@artifact-kit/core";
+import { dirname } from "node:path";
+import { type ArtifactMeta, corruptArtifact, type Deadline, unavailable } from "@artifact-kit/core";
 import {
   allSettledOrFirstFailure,
   type DataDigest,
@@ -10,8 +11,14 @@ import {
 import type { VersionAllocator } from "./allocator.js";
 import type { FsConfig } from "./config.js";
 import { syncDirectory } from "./io.js";
-import { finishBinding, type KeyBindings, type KeyedPut } from "./keys.js";
-import { keyFile, type NamePaths, type ScopePaths, versionFile } from "./layout.js";
+import { type Bound, finishBinding, type KeyBindings, type KeyedPut, TORN } from "./keys.js";
+import {
+  keyFile,
+  MAX_BINDING_GENERATIONS,
+  type NamePaths,
+  type ScopePaths,
+  versionFile,
+} from "./layout.js";
 import { encodeHead, encodeTail } from "./version-file.js";
 import type { VersionFileWriter } from "./version-writer.js";
 
@@ -45,8 +52,9 @@ export interface Publisher {
  * linked there), complete it with its record and make it and the name directory durable at
  * once, then link it to `<v>.m` (the publication point) and make the directory durable
  * again: two rounds of syncs, as any durable write needs. With a key, the key is looked up
- * first (a bound key is answered without writing), and the version file is published by
- * binding the key to it and linking the binding to `<v>.m`.
+ * first (a bound key is answered without writing), and the version file is bound to the key
+ * before the first round, which makes the binding durable too, and published by linking the
+ * binding to `<v>.m` in the second (keys.ts).
  */
 export async function publish(
   publisher: Publisher,
@@ -54,35 +62,51 @@ export async function publish(
   deadline: Deadline = staging.request.deadline,
 ): Promise<ArtifactMeta> {
   const keyed = keyedPut(staging);
-  const binding = keyed && keyFile(staging.scopeDirs, staging.nameDirs.digest, keyed.key);
+  if (!keyed) {
+    const outcome = await publishNew(publisher, staging, deadline, undefined);
+    return (outcome as { meta: ArtifactMeta }).meta;
+  }
   const nameAt = {
     scope: staging.request.scope,
     name: staging.request.name,
     dir: staging.nameDirs.dir,
   };
-  const answerBound = async (bound: ArtifactMeta): Promise<ArtifactMeta> => {
-    await staging.drop();
-    return publisher.keys.replay(
-      binding as string,
+  const { scopeDirs, nameDirs } = staging;
+  const replay = (binding: string, bound: Bound) =>
+    publisher.keys.replay(
+      binding,
       bound,
-      { ...nameAt, version: bound.version },
-      keyed as KeyedPut,
+      { ...nameAt, version: bound.meta.version },
+      keyed,
       deadline,
     );
-  };
-  if (keyed && binding) {
-    const bound = await publisher.keys.read(binding, nameAt, keyed.key).catch(async (error) => {
-      await staging.drop();
-      throw error;
-    });
-    if (bound) return answerBound(bound);
+  let dropped = false;
+  try {
+    // Each generation past the first replaces a binding a power cut tore (keys.ts).
+    for (let generation = 0; generation < MAX_BINDING_GENERATIONS; generation++) {
+      const binding = keyFile(scopeDirs, nameDirs.digest, keyed.key, generation);
+      const bound = await publisher.keys.read(binding, nameAt, keyed.key);
+      if (bound === TORN) continue;
+      if (bound) {
+        const answer = await replay(binding, bound);
+        if (answer !== TORN) return answer;
+        continue;
+      }
+      dropped = true; // publishNew lets go of the staging, whatever happens
+      const outcome = await publishNew(publisher, staging, deadline, binding);
+      if ("meta" in outcome) return outcome.meta;
+      // Another put bound the key between the look-up and the binding: answer as a retry.
+      const lostTo = await publisher.keys.read(binding, nameAt, keyed.key);
+      if (lostTo === undefined) throw corruptArtifact("the idempotency key binding vanished", {});
+      const answer = lostTo === TORN ? TORN : await replay(binding, lostTo);
+      // Only a binding torn before this put began and bound again meanwhile comes here.
+      if (answer === TORN) throw unavailable("the idempotency key was bound again; retry the put");
+      return answer;
+    }
+    throw corruptArtifact(`the idempotency key has ${MAX_BINDING_GENERATIONS} torn bindings`, {});
+  } finally {
+    if (!dropped) await staging.drop();
   }
-  const outcome = await publishNew(publisher, staging, deadline, binding);
-  if ("meta" in outcome) return outcome.meta;
-  // Another put bound the key between the look-up and the binding: answer as a retry.
-  const bound = await publisher.keys.read(outcome.lostTo, nameAt, (keyed as KeyedPut).key);
-  if (!bound) throw corruptArtifact("the idempotency key binding vanished", {});
-  return answerBound(bound);
 }
 
 function keyedPut({ request, digest }: Staging): KeyedPut | undefined {
@@ -114,12 +138,24 @@ async function publishNew(
     writer = reserved.reservation;
     const meta = newVersionRecord(request, digest, reserved.version);
     const versionFileAt = versionFile(nameDirs.dir, meta.version, "r");
-    // One round of syncs: the version file and the directory that holds its reservation are
-    // made durable at the same time (concurrent fsyncs share journal commits), before the
-    // file is published: a power cut may not keep a publication whose reservation it lost.
+    // The directory already holds the reservation: its sync starts while the file is written.
+    const reservationSynced = syncDirectory(nameDirs.dir, config);
+    reservationSynced.catch(() => {}); // awaited below, unless a step before fails
+    await writer.complete(encodeHead(meta, staging.payloadOffset), encodeTail(digest));
+    deadline.check();
+    if (binding !== undefined) {
+      if (!(await publisher.keys.bind(versionFileAt, binding))) return { lostTo: binding };
+      // Bound: from here on the version is the key's, and whoever comes next finishes it.
+      committed = true;
+    }
+    // One round of syncs: the version file and the directories that hold its reservation
+    // and its binding are made durable at the same time (concurrent fsyncs share journal
+    // commits), before the file is published: a power cut may not keep a publication whose
+    // reservation or binding it lost.
     await allSettledOrFirstFailure([
-      writer.complete(encodeHead(meta, staging.payloadOffset), encodeTail(digest)),
-      syncDirectory(nameDirs.dir, config),
+      writer.sync(),
+      reservationSynced,
+      ...(binding === undefined ? [] : [syncDirectory(dirname(binding), config)]),
     ]);
     deadline.check();
     if (binding === undefined) {
@@ -128,9 +164,6 @@ async function publishNew(
       await syncDirectory(nameDirs.dir, config);
       return { meta };
     }
-    if (!(await publisher.keys.bind(versionFileAt, binding))) return { lostTo: binding };
-    // Bound: from here on the version is the key's, and whoever comes next finishes it.
-    committed = true;
     const at = {
       scope: request.scope,
       name: request.name,

@@ -1,14 +1,15 @@
 import { lstat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { isArtifactError } from "@artifact-kit/core";
+import { isTornBinding, isWholeBoundVersion, makeBindingDurable } from "./bound-version.js";
 import { emptyFile, isMissing, removeIfPresent, scanDirectory, type WriteSettings } from "./io.js";
 import { finishBinding } from "./keys.js";
 import {
   DIGEST_PATTERN,
+  KEY_BINDING_PATTERN,
   keysDir,
   type RootPaths,
   type ScopePaths,
-  SLOT_PATTERN,
   scopePaths,
   VERSION_FILE_PATTERN,
   versionFile,
@@ -73,19 +74,35 @@ async function isVersionFile(dir: string, version: number): Promise<boolean> {
   }
 }
 
-/** The version an idempotency key binding names; undefined when the binding is unreadable. */
-async function boundVersion(path: string): Promise<number | undefined> {
+/**
+ * The version an idempotency key binding names, and its size and digest; undefined when the
+ * binding is unreadable (torn by a power cut, keys.ts).
+ */
+async function boundVersion(path: string): Promise<BoundVersion | undefined> {
   try {
     const read = await readRecordFile(path, "the binding", {});
     const record = read && openSealedRecord(read.record, "the binding", {});
-    const version = record?.version;
-    return typeof version === "number" && Number.isSafeInteger(version) && version > 0
-      ? version
+    const { version, size, sha256 } = record ?? {};
+    return typeof version === "number" &&
+      Number.isSafeInteger(version) &&
+      version > 0 &&
+      typeof size === "number" &&
+      typeof sha256 === "string"
+      ? { path, version, size, sha256, versionFile: read?.versionFile === true }
       : undefined;
   } catch (error) {
     if (isArtifactError(error, "corrupt_artifact")) return undefined;
     throw error;
   }
+}
+
+interface BoundVersion {
+  readonly path: string;
+  readonly version: number;
+  readonly size: number;
+  readonly sha256: string;
+  /** Whether the binding is the version's file (else a record of the format before). */
+  readonly versionFile: boolean;
 }
 
 /**
@@ -181,17 +198,40 @@ export async function repairTree(
     return true;
   };
 
-  /** Bindings of the name's idempotency keys, by the version each binds. */
-  const bindings = async (keys: string): Promise<Map<number, string>> => {
-    const byVersion = new Map<number, string>();
+  /**
+   * Bindings of the name's idempotency keys, by the version each binds. One version can have
+   * two: a torn binding whose reservation a power cut lost, and the binding of the put that
+   * took its number again. An unreadable binding is counted corrupt unless a power cut tore
+   * it (bound-version.ts).
+   */
+  const bindings = async (keys: string): Promise<Map<number, BoundVersion[]>> => {
+    const byVersion = new Map<number, BoundVersion[]>();
     for (const entry of await scan(keys)) {
-      if (!entry.isFile() || !SLOT_PATTERN.test(entry.name)) continue;
+      if (!entry.isFile() || !KEY_BINDING_PATTERN.test(entry.name)) continue;
       const path = join(keys, entry.name);
-      const version = await boundVersion(path);
-      if (version === undefined) report.corrupt += 1;
-      else byVersion.set(version, path);
+      const bound = await boundVersion(path);
+      if (bound) byVersion.set(bound.version, [...(byVersion.get(bound.version) ?? []), bound]);
+      else if (!(await isTornBinding(path))) report.corrupt += 1;
     }
     return byVersion;
+  };
+
+  /**
+   * Publishes a bound version cut short before its publication, if a binding holds it whole
+   * (a legacy binding, its payload `<v>.d`, is finished as it was written); false when none does.
+   */
+  const finishBound = async (dir: string, version: number, candidates: BoundVersion[]) => {
+    for (const bound of candidates) {
+      const at = { dir, version };
+      if (bound.versionFile) {
+        if (!(await isWholeBoundVersion(bound.path, at, bound))) continue;
+        await makeBindingDurable(bound.path, at, options);
+      }
+      if ((await finishBinding(bound.path, at, options, bound.versionFile)) === "published")
+        report.finished += 1;
+      return true;
+    }
+    return false;
   };
 
   const sweepVersions = async (dir: string, keys: string): Promise<boolean> => {
@@ -236,16 +276,13 @@ export async function repairTree(
         report.corrupt += 1;
       }
       if (!orphaned(present, version)) continue;
-      const binding = bound.get(version);
-      if (binding !== undefined) {
-        // The address only locates the version's files; the binding is not decoded again.
-        if ((await finishBinding(binding, { dir, version }, options)) === "published")
-          report.finished += 1;
-      } else if (cutShort.get(version) === "d") {
-        if (!(await removeOld(versionFile(dir, version, "d")))) return false;
-      } else if (!(await emptyOld(versionFile(dir, version, "r")))) {
-        return false;
-      }
+      if (await finishBound(dir, version, bound.get(version) ?? [])) continue;
+      // Unbound, or bound torn: the put was never acknowledged.
+      const leftover =
+        cutShort.get(version) === "d"
+          ? removeOld(versionFile(dir, version, "d"))
+          : emptyOld(versionFile(dir, version, "r"));
+      if (!(await leftover)) return false;
     }
     return true;
   };

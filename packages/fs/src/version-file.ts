@@ -91,7 +91,7 @@ function tailBytes(size: number): number {
 }
 
 /** Bytes of a whole format 2 file holding `meta`. */
-export function versionFileBytes(meta: ArtifactMeta, payloadOffset: number): number {
+export function versionFileBytes(meta: Pick<ArtifactMeta, "size">, payloadOffset: number): number {
   return payloadOffset + meta.size + tailBytes(meta.size);
 }
 

@@ -8,7 +8,7 @@ import {
   removeQuietly,
   type WriteSettings,
 } from "./io.js";
-import { KEYS_DIR, keyFile, STAGING_DIR, versionFile } from "./layout.js";
+import { KEYS_DIR, keyFile, MAX_BINDING_GENERATIONS, STAGING_DIR, versionFile } from "./layout.js";
 import { openChecked } from "./records.js";
 import { openSealedRecord } from "./sealed-record.js";
 import { FIRST_READ_BYTES, MAX_METADATA_FILE_BYTES, readVersionHead } from "./version-file.js";
@@ -46,9 +46,10 @@ export async function releaseVersionFile(
   const scopeDir = dirname(dirname(dir));
   const staging = join(scopeDir, STAGING_DIR);
   let released = false;
-  const replace = async (path: string, bytes: Uint8Array) => {
+  /** Replaces `path` if it names the version file; false when there is no `path`. */
+  const replace = async (path: string, bytes: Uint8Array): Promise<boolean> => {
     const stats = await lstat(path).catch(() => undefined);
-    if (stats?.ino !== found.ino) return;
+    if (stats?.ino !== found.ino) return stats !== undefined;
     released = true;
     const stage = join(staging, `${randomUUID()}.x`);
     // Only bytes need syncing before the rename: an empty file has none to lose.
@@ -58,12 +59,15 @@ export async function releaseVersionFile(
       await removeQuietly(stage);
       throw error;
     });
+    return true;
   };
-  if (found.key !== undefined) {
-    await replace(
-      keyFile({ keys: join(scopeDir, KEYS_DIR) }, basename(dir), found.key),
-      found.head,
-    );
+  const key = found.key;
+  if (key !== undefined) {
+    // The key's binding is one of its generations (keys.ts): the one that is this file.
+    const keys = { keys: join(scopeDir, KEYS_DIR) };
+    for (let generation = 0; generation < MAX_BINDING_GENERATIONS; generation++) {
+      if (!(await replace(keyFile(keys, basename(dir), key, generation), found.head))) break;
+    }
   }
   const empty = new Uint8Array(0);
   await replace(versionFile(dir, version, "r"), empty);

@@ -7,11 +7,10 @@ import type { StagingFile } from "./staging-file.js";
  * or on its way; the put protocol (publication.ts) completes it, then publishes it or not.
  */
 export interface VersionFileWriter {
-  /**
-   * Writes the head before the payload and the tail after it, and makes the whole file
-   * durable (fdatasync).
-   */
+  /** Writes the head before the payload and the tail after it. */
   readonly complete: (head: Uint8Array, tail: Uint8Array) => Promise<void>;
+  /** Makes the whole file durable (fdatasync), once complete. */
+  readonly sync: () => Promise<void>;
   /**
    * Lets go of the file: closes it, after emptying it when it was not published (the
    * reservation stays, its version burned, and holds no payload).
@@ -26,10 +25,8 @@ export function bytesVersionWriter(
   settings: Pick<WriteSettings, "durability">,
 ): VersionFileWriter {
   return {
-    complete: async (head, tail) => {
-      await writeAllOf(handle, [head, bytes, tail], 0);
-      await syncHandle(handle, settings, true);
-    },
+    complete: (head, tail) => writeAllOf(handle, [head, bytes, tail], 0),
+    sync: () => syncHandle(handle, settings, true),
     finish: (published) => letGo(handle, published),
   };
 }
@@ -40,8 +37,8 @@ export function uploadVersionWriter(file: StagingFile): VersionFileWriter {
     complete: async (head, tail) => {
       await writeAllOf(file.handle, [tail], file.position);
       await writeAllOf(file.handle, [head], 0);
-      await file.sync();
     },
+    sync: () => file.sync(),
     finish: async (published) => {
       if (!published) await file.handle.truncate(0).catch(() => {});
       await file.close();
