@@ -14,6 +14,7 @@ import {
 } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { asArtifactError, corruptArtifact, invalidArgument } from "@artifact-kit/core";
+import { allSettledOrFirstFailure } from "@artifact-kit/core/adapter";
 import { JournalBase, type Stored } from "./journal-base.js";
 import { type Spare, SpareInodes } from "./spare-inodes.js";
 import type { EffectRecord } from "./types.js";
@@ -202,10 +203,10 @@ export class FsEffectJournal extends JournalBase {
   /**
    * The intent is published by renaming a staged directory, which already holds an empty
    * first revision, to the effect's name: rename refuses a directory that is not empty, so
-   * one intend per effect id wins, and the record is then written into that first revision.
-   * To a reader, a first revision still empty or half written is torn, so the effect is
-   * absent, exactly as after a power loss; nothing but reconcilers reads an effect before its
-   * intend returns. The record, the directory (its entry for the first revision) and its
+   * one intend per effect id wins, and the record is written into that first revision at
+   * the same time. To a reader, a first revision still empty or half written is torn, so the
+   * effect is absent, exactly as after a power loss; nothing but reconcilers reads an effect
+   * before its intend returns. The record, the directory (its entry for the first revision) and its
    * entry in effects/ are synced in one round.
    */
   protected create(record: EffectRecord): Promise<boolean> {
@@ -214,9 +215,14 @@ export class FsEffectJournal extends JournalBase {
       const directory = join(this.#effects, record.effectId);
       let placed = false;
       try {
-        placed = await renameUnlessTaken(staged.dir, directory);
+        // The record goes into the first revision while the directory is renamed: the file
+        // is the same whatever its directory is called, and one wait on the file system less.
+        const [renamed] = await allSettledOrFirstFailure([
+          renameUnlessTaken(staged.dir, directory),
+          staged.handle.writeFile(JSON.stringify(record)).then(() => true),
+        ]);
+        placed = renamed === true;
         if (!placed) return false;
-        await staged.handle.writeFile(JSON.stringify(record));
         await Promise.all([staged.handle.sync(), staged.dirHandle.sync(), this.#syncEffects()]);
         return true;
       } finally {
