@@ -220,8 +220,7 @@ export const SURVIVING_FS_MUTANTS: readonly PatchedMutantSpec[] = [
       {
         file: "keys.ts",
         find: `  const gone =
-    (await isDeleted(at.dir, at.version)) ||
-    (linked && !carriesPayload && !(await payloadPresent(binding, at)));`,
+    deleted === true || (linked && !carriesPayload && !(await payloadPresent(binding, at)));`,
         replace: `  const gone = linked && !carriesPayload && !(await payloadPresent(binding, at));`,
       },
     ],

@@ -7,6 +7,7 @@ import {
   isArtifactError,
 } from "@artifact-kit/core";
 import {
+  allSettledOrFirstFailure,
   type IdempotentPayload,
   idempotentVersionDeleted,
   replayIdempotentPut,
@@ -78,10 +79,13 @@ export async function finishBinding(
     if (!isTaken(error)) throw error;
     linked = false;
   }
-  if (linked) await syncDirectory(at.dir, settings);
+  // The tombstone is looked for after the link, while the link is made durable.
+  const [, deleted] = await allSettledOrFirstFailure<unknown>([
+    linked ? syncDirectory(at.dir, settings) : Promise.resolve(),
+    isDeleted(at.dir, at.version),
+  ]);
   const gone =
-    (await isDeleted(at.dir, at.version)) ||
-    (linked && !carriesPayload && !(await payloadPresent(binding, at)));
+    deleted === true || (linked && !carriesPayload && !(await payloadPresent(binding, at)));
   if (!gone) return "published";
   await removeIfPresent(meta);
   return "deleted";
