@@ -125,7 +125,8 @@ function parseRevision(effectId: string, revision: number, text: string): Effect
  * The first revision alone is written in place (see `create`). Revisions are never removed
  * one by one, only with the whole effect by prune, so a stale writer can never land on a
  * freed number. The inodes a change needs (a staged file; for an intent, a directory holding
- * its first revision) are made ahead, while the caller's service call runs (spare-inodes.ts).
+ * its first revision) are made ahead, once the change before has made its syncs: while the
+ * caller's service call or its next change runs (spare-inodes.ts).
  */
 export class FsEffectJournal extends JournalBase {
   protected readonly durability = "durable" as const;
@@ -186,6 +187,7 @@ export class FsEffectJournal extends JournalBase {
     } finally {
       closeInBackground(staged.handle);
       this.#unlinkInBackground(staged.path);
+      this.#stagedFiles.refill();
     }
   }
 
@@ -228,6 +230,7 @@ export class FsEffectJournal extends JournalBase {
       } finally {
         closeInBackground(staged.handle);
         closeInBackground(staged.dirHandle);
+        this.#stagedEffects.refill();
         if (!placed) await rm(staged.dir, { recursive: true, force: true });
       }
     });

@@ -27,12 +27,19 @@ function counting(): { make: () => Promise<Made>; made: Made[] } {
   };
 }
 
-it("hands out the spare made ahead and starts the next one", async () => {
+it("hands out the spare a refill made ahead, and makes one when none is ready", async () => {
   const { make, made } = counting();
   const spares = new SpareInodes(make, 60_000);
   const first = await spares.take();
+  // Nothing was ready: the take made its own, and no next one until a refill.
+  expect(made.length).toBe(1);
+  spares.refill();
+  spares.refill(); // one spare ahead at most
+  expect(made.length).toBe(2);
   const second = await spares.take();
-  // The first take had nothing ready: it made its own and the next one.
+  expect(second).toBe(made[1]);
+  expect(made.length).toBe(2);
+  spares.refill();
   expect(made.length).toBe(3);
   expect(second.id).not.toBe(first.id);
   expect(made.filter((spare) => spare.discarded)).toEqual([]);
@@ -53,6 +60,7 @@ it("throws away a spare older than its age limit and makes a fresh one", async (
   const { make, made } = counting();
   const spares = new SpareInodes(make, 5);
   const first = await spares.take();
+  spares.refill();
   const ready = made.find((spare) => spare !== first) as Made;
   // At least 20 ms pass (more on a slow machine): the spare made ahead is then past 5 ms.
   await new Promise((resolve) => setTimeout(resolve, 20));
@@ -73,6 +81,8 @@ it("reports a failed make to its taker, and recovers on the next take", async ()
     return make();
   }, 60_000);
   await expect(spares.take()).rejects.toThrow("disk full");
+  // A refill that fails is not the next taker's failure: the take makes its own.
+  spares.refill();
   fail = false;
   await expect(spares.take()).resolves.toMatchObject({ discarded: false });
   await spares.discard();
