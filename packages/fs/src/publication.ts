@@ -157,8 +157,9 @@ async function publishNew(
       reservationSynced,
       ...(binding === undefined ? [] : [syncDirectory(dirname(binding), config)]),
     ]);
-    deadline.check();
     if (binding === undefined) {
+      // Only here: a put that bound its key is past its commit point, whatever the deadline.
+      deadline.check();
       await link(versionFileAt, versionFile(nameDirs.dir, meta.version, "m"));
       committed = true;
       await syncDirectory(nameDirs.dir, config);
