@@ -1,9 +1,10 @@
 import { lstat, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { ArtifactMeta } from "@artifact-kit/core";
+import { type ArtifactMeta, isArtifactError } from "@artifact-kit/core";
 import { allSettledOrFirstFailure, BlockDigester } from "@artifact-kit/core/adapter";
 import {
   isMissing,
+  openForRead,
   readExactly,
   readFileRange,
   releaseInBackground,
@@ -41,28 +42,23 @@ export async function isWholeBoundVersion(
   at: Pick<VersionAddress, "dir" | "version">,
   meta: Pick<ArtifactMeta, "size" | "sha256">,
 ): Promise<boolean> {
-  const [bound, reservation] = await Promise.all(
-    [binding, versionFile(at.dir, at.version, "r")].map((path) =>
-      lstat(path).catch((error: unknown) => {
+  const handle = await openForRead(binding);
+  if (!handle) return false;
+  try {
+    const [stats, reservation] = await Promise.all([
+      handle.stat(),
+      lstat(versionFile(at.dir, at.version, "r")).catch((error: unknown) => {
         if (isMissing(error)) return undefined;
         throw error;
       }),
-    ),
-  );
-  if (!bound || !reservation || bound.ino !== reservation.ino || bound.dev !== reservation.dev) {
-    return false;
-  }
-  const handle = await open(binding, "r").catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
-    throw error;
-  });
-  if (!handle) return false;
-  try {
-    const size = (await handle.stat()).size;
-    const first = await readExactly(handle, Math.min(size, FIRST_READ_BYTES));
+    ]);
+    if (reservation?.ino !== stats.ino || reservation.dev !== stats.dev) return false;
+    const first = await readExactly(handle, Math.min(stats.size, FIRST_READ_BYTES));
     if (!first) return false;
-    const head = await readVersionHead(handle, first, size, MAX_METADATA_FILE_BYTES, "", {});
-    if (head.format !== 2 || size !== versionFileBytes(meta, head.payloadOffset)) return false;
+    const head = await readVersionHead(handle, first, stats.size, MAX_METADATA_FILE_BYTES, "", {});
+    if (head.format !== 2 || stats.size !== versionFileBytes(meta, head.payloadOffset)) {
+      return false;
+    }
     const end = head.payloadOffset + meta.size;
     const digester = new BlockDigester();
     for await (const piece of readFileRange(handle, head.payloadOffset, end)) {
@@ -72,9 +68,10 @@ export async function isWholeBoundVersion(
     if (digest.size !== meta.size || digest.sha256 !== meta.sha256) return false;
     const tail = await readTail(handle, head.payloadOffset, meta.size);
     return tail === encodeTail(digest).toString("latin1");
-  } catch {
-    // An unreadable head is a file the cut left torn, like any other mismatch here.
-    return false;
+  } catch (error) {
+    // A head that does not read is torn like any other mismatch here; an I/O error is not.
+    if (isArtifactError(error, "corrupt_artifact")) return false;
+    throw error;
   } finally {
     releaseInBackground(handle);
   }
@@ -112,10 +109,7 @@ export async function makeBindingDurable(
  * `<v>.m` and the binding) was durable before its publication, so either is damage.
  */
 export async function isTornBinding(binding: string): Promise<boolean> {
-  const handle = await open(binding, "r").catch((error: unknown) => {
-    if (isMissing(error)) return undefined;
-    throw error;
-  });
+  const handle = await openForRead(binding);
   if (!handle) return false;
   try {
     const { nlink, size } = await handle.stat();
