@@ -16,9 +16,9 @@ export interface Spare {
  * that took a spare has made its syncs: an inode made beside them holds one of libuv's four
  * threads, and a sync queued behind it can miss the file system journal's commit that the
  * others share (measured: a journaled put 2.43x-2.61x a plain one with the next spare made at
- * the take, 2.16x-2.30x with it made after the syncs). A spare older than `maxAgeMs` is not handed out: it lives in a
- * directory whose leftovers a prune removes once they are old enough (see the journal's
- * sweep), so an old one may be gone.
+ * the take, 2.16x-2.30x with it made after the syncs). A spare older than `maxAgeMs` is not
+ * handed out: it lives in a directory whose leftovers a prune removes once they are old
+ * enough (see the journal's sweep), so an old one may be gone.
  */
 export class SpareInodes<T extends Spare> {
   readonly #make: () => Promise<T>;

@@ -88,6 +88,8 @@ export async function makeBindingDurable(
   settings: Pick<WriteSettings, "durability">,
 ): Promise<void> {
   const syncFile = async () => {
+    // Like syncDirectory: under "process" durability nothing is opened for a sync that is none.
+    if (settings.durability === "process") return;
     const handle = await open(binding, "r");
     try {
       await syncHandle(handle, settings, true);
