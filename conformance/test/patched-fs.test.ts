@@ -3,7 +3,7 @@ import { describe, it } from "vitest";
 import { buildFsMutant } from "../mutants/fs/build.js";
 import { FS_MUTANTS } from "../mutants/fs/patches.js";
 import { MATRIX_RUNS } from "./adapters.js";
-import { expectRejected, PATCHED_COPY_LIMIT_MS, PATCHED_COPY_RUNS } from "./rejects.js";
+import { expectRejected, PATCHED_COPY_LIMIT_MS } from "./rejects.js";
 
 // Patched copies of the real fs adapter, each broken in exactly one way, must each fail a
 // check at the matrix's settings (see ./rejects.ts). The postgres and object-store copies are
@@ -25,7 +25,6 @@ describe("the conformance kit rejects every patched copy of the fs adapter", () 
           { ...fsSubjects(Service), numRuns: MATRIX_RUNS.fs },
           false,
           spec.group,
-          PATCHED_COPY_RUNS,
         );
       },
       PATCHED_COPY_LIMIT_MS,
