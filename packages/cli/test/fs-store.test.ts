@@ -197,7 +197,10 @@ describe("repair", () => {
     // An unpublished version file, as a put that crashed before publishing leaves it.
     await writeFile(fsArtifactPaths(root, scope, "kept.txt", 9).reservation, "orphan");
     const clean = await cliJson(["repair", "--min-age-ms", "0"], { cwd });
-    expect(clean).toMatchObject({ code: 0, body: { removed: 1, corrupt: 0, complete: true } });
+    expect(clean).toMatchObject({
+      code: 0,
+      body: { removed: 1, awaitingRetry: 0, corrupt: 0, complete: true },
+    });
 
     // A published version file damaged past reading.
     await writeFile(fsArtifactPaths(root, scope, "lost.txt", 1).metadata, "lost");

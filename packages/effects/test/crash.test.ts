@@ -164,6 +164,10 @@ async function lane(index: number, trials: number): Promise<LaneStats> {
         for (const { outcome } of report.settled)
           stats.settled[outcome] = (stats.settled[outcome] ?? 0) + 1;
         await checkInvariants(service, await journal.list());
+        // The store's own recovery must not overturn a verdict: a put judged not_applied
+        // stays unpublished, whatever the killed writer left bound.
+        await service.repair({ minAgeMs: 0 });
+        await checkInvariants(service, await journal.list());
       } finally {
         await service.close();
         await journal.close();

@@ -24,13 +24,13 @@ import { readMeta, readRecordFile } from "./version-reads.js";
 // and the binding's durable in one round of syncs: link() is exclusive and atomic, so one put
 // per key wins, across processes, and the binding is never partial. The binding is the keyed
 // put's commit point. Publishing is then one more link, of the binding itself to <v>.m.
-// Whoever finds a binding whose <v>.m is missing (the binder crashed or is still on its way)
-// checks that it holds its version whole and makes it durable (bound-version.ts), then
+// A retry that finds a binding whose <v>.m is missing (the binder crashed or is still on its
+// way) checks that it holds its version whole and makes it durable (bound-version.ts), then
 // finishes it with that same link (in a store written before version files: a binding holding
-// the record alone, and only while its payload <v>.d is there), so a key is never bound to
-// nothing visible for longer than the next retry or repair. A delete cut short leaves the same
-// files, plus the tombstone <v>.t it decided by: a version with one is deleted, and is never
-// finished (version-files.ts).
+// the record alone, and only while its payload <v>.d is there). Only a retry does: repair and
+// reads never publish a put no caller was told of, which a reconciler may have judged not done
+// (effects). A delete cut short leaves the same files, plus the tombstone <v>.t it decided
+// by: a version with one is deleted, and is never finished (version-files.ts).
 //
 // A power cut in a binder's round of syncs can keep the binding and lose the file's bytes or
 // its reservation's entry: a torn binding, of a put never acknowledged. The key then binds

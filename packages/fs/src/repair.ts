@@ -1,9 +1,8 @@
 import { lstat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { isArtifactError } from "@artifact-kit/core";
-import { isTornBinding, isWholeBoundVersion, makeBindingDurable } from "./bound-version.js";
+import { isTornBinding, isWholeBoundVersion } from "./bound-version.js";
 import { emptyFile, isMissing, removeIfPresent, scanDirectory, type WriteSettings } from "./io.js";
-import { finishBinding } from "./keys.js";
 import {
   DIGEST_PATTERN,
   KEY_BINDING_PATTERN,
@@ -36,10 +35,12 @@ export interface RepairReport {
   /** Version reservations seen and kept (they hold the version high-water). */
   readonly reservationsPreserved: number;
   /**
-   * Versions whose idempotency key was bound but whose publication was cut short (a crash):
-   * published, as the next retry with that key would have done.
+   * Versions whose idempotency key was bound, whole, but whose publication a crash cut short:
+   * kept unpublished, for the next retry with that key to finish. Repair never publishes a
+   * put that no caller was told of: whoever judged it not done meanwhile (a reconciler of
+   * `@artifact-kit/effects`, which looks for published versions) must not be proven wrong.
    */
-  readonly finished: number;
+  readonly awaitingRetry: number;
   /** Published metadata whose data file is missing: reported, never erased. */
   readonly corrupt: number;
   /**
@@ -109,8 +110,8 @@ interface BoundVersion {
  * Walks the whole store, each directory read bounded by `maxScanEntries`, removing staging
  * leftovers and unpublished payloads (`<v>.d` without `<v>.m`) at least `minAgeMs` old, and
  * the payloads of deleted versions (`<v>.t`), at most `limit` files. Bound versions cut short
- * before their publication are published. Reservations, tombstones, slots, claims, bindings
- * and published metadata are never removed.
+ * before their publication are kept, unpublished, for their key's retry. Reservations,
+ * tombstones, slots, claims, bindings and published metadata are never removed.
  */
 export async function repairTree(
   dirs: RootPaths,
@@ -120,7 +121,7 @@ export async function repairTree(
     maxNamesDirEntries: number;
     limit: number;
     minAgeMs: number;
-    /** How far the versions repair finishes are synced. */
+    /** How far the releases of deleted versions are synced. */
     durability: WriteSettings["durability"];
     /** Rebuilds a scope's ordered name index from its slots (name-order.ts). */
     rebuildNames: (scope: ScopePaths) => Promise<void>;
@@ -131,7 +132,7 @@ export async function repairTree(
     scanned: 0,
     removed: 0,
     reservationsPreserved: 0,
-    finished: 0,
+    awaitingRetry: 0,
     corrupt: 0,
     unremovable: [] as string[],
     complete: true,
@@ -217,18 +218,14 @@ export async function repairTree(
   };
 
   /**
-   * Publishes a bound version cut short before its publication, if a binding holds it whole
-   * (a legacy binding, its payload `<v>.d`, is finished as it was written); false when none does.
+   * Whether a binding holds this version, cut short before its publication, whole (a legacy
+   * binding, its payload `<v>.d`, as it was written): then it is left for its key's retry.
    */
-  const finishBound = async (dir: string, version: number, candidates: BoundVersion[]) => {
+  const awaitsRetry = async (dir: string, version: number, candidates: BoundVersion[]) => {
     for (const bound of candidates) {
-      const at = { dir, version };
-      if (bound.versionFile) {
-        if (!(await isWholeBoundVersion(bound.path, at, bound))) continue;
-        await makeBindingDurable(bound.path, at, options);
-      }
-      if ((await finishBinding(bound.path, at, options, bound.versionFile)) === "published")
-        report.finished += 1;
+      if (bound.versionFile && !(await isWholeBoundVersion(bound.path, { dir, version }, bound)))
+        continue;
+      report.awaitingRetry += 1;
       return true;
     }
     return false;
@@ -244,9 +241,8 @@ export async function repairTree(
       present.add(match[2] as string);
       kinds.set(version, present);
     }
-    // A payload without metadata, no tombstone: a put cut short, finished if its key was
-    // bound. The payload is a version file at the reservation (sized), or before version
-    // files `<v>.d`.
+    // A payload without metadata, no tombstone: a put cut short, kept if its key was bound.
+    // The payload is a version file at the reservation (sized), or before version files `<v>.d`.
     const unpublished = (present: Set<string>) => !present.has("m") && !present.has("t");
     const cutShort = new Map<number, "d" | "r">();
     for (const [version, present] of kinds) {
@@ -276,7 +272,7 @@ export async function repairTree(
         report.corrupt += 1;
       }
       if (!orphaned(present, version)) continue;
-      if (await finishBound(dir, version, bound.get(version) ?? [])) continue;
+      if (await awaitsRetry(dir, version, bound.get(version) ?? [])) continue;
       // Unbound, or bound torn: the put was never acknowledged.
       const leftover =
         cutShort.get(version) === "d"

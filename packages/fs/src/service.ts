@@ -77,8 +77,9 @@ export class FsArtifactService extends AdapterService {
 
   /**
    * Removes staging leftovers and unpublished payloads at least `minAgeMs` old and what a
-   * crash left of deleted versions, and publishes the versions of idempotency key bindings a
-   * crash cut short (never a deleted one). Never removes a reservation, a tombstone, a slot, a
+   * crash left of deleted versions; keeps the versions of idempotency key bindings a crash cut
+   * short before their publication, unpublished, for a retry with the key (`awaitingRetry`).
+   * Never publishes anything, and never removes a reservation, a tombstone, a slot, a
    * claim, a binding or published metadata; metadata whose data is missing is
    * counted in `corrupt`, leftovers it cannot remove are listed in `unremovable`. Each
    * directory read is bounded by maxScanEntries.

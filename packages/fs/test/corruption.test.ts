@@ -191,7 +191,7 @@ describe.each(LAYOUTS)(
     // A binding in the format before version files was durable before it was linked: damage.
     // A version file's binding is linked before it is durable, so while unpublished, one that
     // cannot be read is what a power cut tears, and the key binds anew (keys.ts).
-    it("an edited key binding: a retry refuses it (or, unpublished, binds anew), repair finishes nothing", async () => {
+    it("an edited key binding: a retry refuses it (or, unpublished, binds anew), repair publishes nothing", async () => {
       const keyed = await service.put(SCOPE, "keyed", DATA, { idempotencyKey: "k" });
       const at = fsArtifactPaths(service.root, SCOPE, "keyed", keyed.version);
       if (legacy) await toLegacyLayout(at);
@@ -217,7 +217,7 @@ describe.each(LAYOUTS)(
         expect((await retry()).version).toBe(bound.version);
       }
       const report = await service.repair({ minAgeMs: 0 });
-      expect(report).toMatchObject({ corrupt: legacy ? 1 : 0, finished: 0 });
+      expect(report).toMatchObject({ corrupt: legacy ? 1 : 0, awaitingRetry: 0 });
       await expectCode(service.head(SCOPE, "keyed", { version: 7 }), "not_found");
     });
 

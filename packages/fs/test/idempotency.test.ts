@@ -140,7 +140,7 @@ describe("idempotency keys", () => {
     expect((await service.get(SCOPE, "r")).data).toEqual(bytes("one"));
   });
 
-  it("repair finishes a cut-short binding instead of removing its data", async () => {
+  it("repair keeps a cut-short binding's version for its key's retry, and publishes nothing", async () => {
     const { service, root } = await fresh();
     const first = await service.put(SCOPE, "r", bytes("one"), { idempotencyKey: "k" });
     await service.put(SCOPE, "r", bytes("plain"));
@@ -148,12 +148,19 @@ describe("idempotency keys", () => {
     await unlink(paths(1).metadata);
     await unlink(paths(2).metadata);
     const report = await service.repair({ minAgeMs: 0 });
-    // The keyed version is published; the plain unpublished version file is emptied (its
-    // reservation stays).
-    expect(report).toMatchObject({ finished: 1, removed: 1, complete: true });
-    expect(await service.head(SCOPE, "r")).toEqual(first);
-    expect((await readdir(paths(1).nameDir)).sort()).toEqual(["1.m", "1.r", "2.r"]);
+    // The keyed version stays whole and unpublished (a put nobody was told of); the plain
+    // unpublished version file is emptied (its reservation stays).
+    expect(report).toMatchObject({ awaitingRetry: 1, removed: 1, complete: true });
+    expect(await codeOf(service.head(SCOPE, "r"))).toBe("not_found");
+    expect((await readdir(paths(1).nameDir)).sort()).toEqual(["1.r", "2.r"]);
+    // Not emptied: the version file still carries its record and payload.
+    expect((await stat(paths(1).reservation)).size).toBeGreaterThan(first.size);
     expect((await stat(paths(2).reservation)).size).toBe(0);
+    expect(await service.repair({ minAgeMs: 0 })).toMatchObject({ awaitingRetry: 1, removed: 0 });
+    // The retry finishes it.
+    expect(await service.put(SCOPE, "r", bytes("one"), { idempotencyKey: "k" })).toEqual(first);
+    expect((await service.get(SCOPE, "r")).data).toEqual(bytes("one"));
+    expect(await service.repair({ minAgeMs: 0 })).toMatchObject({ awaitingRetry: 0, removed: 0 });
   });
 
   it("the key is kept under the scope's keys directory, by digest, never as a user string", async () => {

@@ -41,7 +41,7 @@ export async function retryKeyed(service: FsArtifactService, i: number): Promise
 
 /**
  * Every acknowledged operation replays to its version with its bytes, no key is bound to two
- * versions, nothing else is published, and a repair finds nothing it cannot finish.
+ * versions, nothing else is published, and a repair completes without finding damage.
  */
 export async function expectKeyedReplays(
   service: FsArtifactService,

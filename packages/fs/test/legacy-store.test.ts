@@ -117,7 +117,7 @@ describe("a store written before version files", () => {
       await codeOf(service.put(SCOPE, "keyed.bin", pattern(1000, 4), { idempotencyKey: "k1" })),
     ).toBe("not_found");
     const repaired = await service.repair({ minAgeMs: 0 });
-    expect(repaired).toMatchObject({ corrupt: 0, complete: true, finished: 0 });
+    expect(repaired).toMatchObject({ corrupt: 0, complete: true, awaitingRetry: 0 });
     const reopened = await FsArtifactService.open({ root });
     try {
       expect((await reopened.get(SCOPE, "report.txt", { version: 3 })).size).toBe(1536 * KiB);

@@ -114,8 +114,8 @@ class MixedCrashRun {
     const service = await FsArtifactService.open({ root: this.#root });
     try {
       const seen = await this.#observeAfterKill(service, pending, violations);
-      // Every other trial, repair runs before any retry: it must finish a keyed put cut
-      // short and leave a delete cut short deleted, as a retry would.
+      // Every other trial, repair runs before any retry: it must keep a keyed put cut short
+      // for its retry (publishing nothing) and leave a delete cut short deleted.
       if (index % 2 === 1) await this.#repair(service, violations);
       await this.#finishPending(service, pending, seen, violations);
       const keys = this.#keysToRetry(before, pending);

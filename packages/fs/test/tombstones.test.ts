@@ -52,7 +52,7 @@ describe("deleted stays deleted", () => {
     );
     const report = await service.repair({ minAgeMs: 60_000 });
     // Its payload goes whatever its age; nothing is finished.
-    expect(report).toMatchObject({ finished: 0, removed: 1, corrupt: 0, complete: true });
+    expect(report).toMatchObject({ awaitingRetry: 0, removed: 1, corrupt: 0, complete: true });
     await expectDeleted(service, 1);
     expect(await codeOf(service.put(SCOPE, "r", bytes("one"), { idempotencyKey: "k" }))).toBe(
       "not_found",
@@ -89,17 +89,18 @@ describe("deleted stays deleted", () => {
     await service.delete(SCOPE, "r", 1);
     await link(binding("k"), paths(1).metadata);
     const report = await service.repair({ minAgeMs: 0 });
-    expect(report).toMatchObject({ finished: 0, removed: 1, corrupt: 0, complete: true });
+    expect(report).toMatchObject({ awaitingRetry: 0, removed: 1, corrupt: 0, complete: true });
     expect((await readdir(paths(1).nameDir)).sort()).toEqual(["1.r", "1.t"]);
   });
 
-  it("a put cut short after binding its key (no tombstone) is still finished", async () => {
+  it("a put cut short after binding its key (no tombstone) is kept for its retry", async () => {
     const { service, paths } = await fresh();
     const first = await service.put(SCOPE, "r", bytes("one"), { idempotencyKey: "k" });
     await unlink(paths(1).metadata);
     const report = await service.repair({ minAgeMs: 0 });
-    expect(report).toMatchObject({ finished: 1, corrupt: 0 });
-    expect(await service.head(SCOPE, "r")).toEqual(first);
+    expect(report).toMatchObject({ awaitingRetry: 1, removed: 0, corrupt: 0 });
+    expect(await codeOf(service.head(SCOPE, "r"))).toBe("not_found");
+    expect(await service.put(SCOPE, "r", bytes("one"), { idempotencyKey: "k" })).toEqual(first);
   });
 
   it("deletes of every kind leave a tombstone and the reservation of each version", async () => {

@@ -57,7 +57,7 @@ describe("torn key bindings", () => {
       expect(await bindings()).toEqual([(first as string).replace(".json", ".1.json"), first]);
       // Repair publishes nothing torn and counts nothing corrupt; it empties the torn file.
       const report = await service.repair({ minAgeMs: 0 });
-      expect(report).toMatchObject({ corrupt: 0, finished: 0, complete: true });
+      expect(report).toMatchObject({ corrupt: 0, awaitingRetry: 0, complete: true });
       expect((await service.listVersions(SCOPE, "r")).items.map((m) => m.version)).toEqual([2]);
       expect((await stat(paths.reservation)).size).toBe(0);
       expect(await service.put(SCOPE, "r", bytes("second"), KEYED)).toEqual(bound);
@@ -81,7 +81,7 @@ describe("torn key bindings", () => {
     expect(await ino(await later())).toBe(await ino(paths.reservation));
     expect(await ino(join(keys, first as string))).not.toBe(await ino(paths.reservation));
     expect(await service.put(SCOPE, "r", bytes("second"), KEYED)).toEqual(bound);
-    expect(await service.repair({ minAgeMs: 0 })).toMatchObject({ corrupt: 0, finished: 0 });
+    expect(await service.repair({ minAgeMs: 0 })).toMatchObject({ corrupt: 0, awaitingRetry: 0 });
   });
 
   it("a whole unpublished binding is still finished, not bound anew", async () => {

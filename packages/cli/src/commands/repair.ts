@@ -19,8 +19,8 @@ interface RepairSummary {
   /** From the last, complete walk. */
   readonly scanned: number;
   readonly reservationsPreserved: number;
-  /** Keyed publications a crash cut short, finished over all batches. */
-  readonly finished: number;
+  /** Keyed puts a crash cut short, kept for a retry with their key (from the last walk). */
+  readonly awaitingRetry: number;
   readonly corrupt: number;
   /** Leftovers that could not be removed (paths relative to the root), from every batch. */
   readonly unremovable: readonly string[];
@@ -41,7 +41,6 @@ async function repairInBatches(
 ): Promise<RepairSummary> {
   const progress = startProgress("repair", batch, { json, unit: "items" });
   let removed = 0;
-  let finished = 0;
   const unremovable = new Set<string>();
   let batches = 0;
   let last: RepairReport;
@@ -53,7 +52,6 @@ async function repairInBatches(
       });
       batches += 1;
       removed += last.removed;
-      finished += last.finished;
       for (const path of last.unremovable) unremovable.add(path);
       progress.setTotal(last.complete ? removed : removed + batch);
       progress.advance(last.removed);
@@ -65,7 +63,7 @@ async function repairInBatches(
     removed,
     scanned: last.scanned,
     reservationsPreserved: last.reservationsPreserved,
-    finished,
+    awaitingRetry: last.awaitingRetry,
     corrupt: last.corrupt,
     unremovable: [...unremovable],
     complete: last.complete,
@@ -140,8 +138,10 @@ export function registerRepair(program: Command): void {
         emit(options, summary, [
           `repair: removed ${summary.removed} leftovers in ${summary.batches} passes, scanned ${summary.scanned} entries`,
           `kept ${summary.reservationsPreserved} version reservations (they hold the version high-water)`,
-          ...(summary.finished > 0
-            ? [`finished ${summary.finished} keyed publications a crash had cut short`]
+          ...(summary.awaitingRetry > 0
+            ? [
+                `left ${summary.awaitingRetry} keyed puts a crash had cut short unpublished, for a retry with their key`,
+              ]
             : []),
           ...summary.unremovable.map((path) => `UNREMOVABLE: ${path} (remove it by hand)`),
           summary.corrupt > 0

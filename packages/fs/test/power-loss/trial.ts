@@ -78,8 +78,11 @@ export async function runTrial(
   const service = await open(root);
   try {
     await checkState(service, model, written.inFlight, puts, violations);
-    await checkRepair(service, root, violations);
+    const cutKeyedPut = written.inFlight?.op === "put" && written.inFlight.key !== undefined;
+    await checkRepair(service, root, violations, cutKeyedPut ? 1 : 0);
     await checkKeyedRetries(service, model, steps, written, violations);
+    // The retries finished whatever repair kept for them: now nothing may be left.
+    await checkRepair(service, root, violations, 0);
     await checkNoReuse(service, model, [...puts.values()], violations);
   } finally {
     await service.close();
@@ -193,13 +196,27 @@ async function checkBytes(
   }
 }
 
-/** After repair, no staging file and no half-published version remains. */
-async function checkRepair(service: FsArtifactService, root: string, violations: string[]) {
+/**
+ * After repair, no staging file and no half-published version remains, but for at most
+ * `mayAwaitRetry` versions of a keyed put the cut hit, whose key's binding holds them whole:
+ * repair keeps those unpublished for the key's retry (a version file a binding holds has a
+ * second link).
+ */
+async function checkRepair(
+  service: FsArtifactService,
+  root: string,
+  violations: string[],
+  mayAwaitRetry: number,
+) {
   const report = await service.repair({ minAgeMs: 0 });
+  if (report.awaitingRetry > mayAwaitRetry) {
+    violations.push(`garbage: repair kept ${report.awaitingRetry} bound versions for a retry`);
+  }
   if (report.corrupt > 0) violations.push(`torn: repair found ${report.corrupt} corrupt versions`);
   if (!report.complete) violations.push("garbage: repair did not complete");
   const files = (await walk(root)).filter((e) => e.kind === "file").map((e) => e.path);
   const present = new Set(files);
+  let keptForRetry = 0;
   for (const path of files) {
     if (path.startsWith("staging/") || path.includes("/staging/")) {
       violations.push(`garbage: ${path} after repair`);
@@ -210,9 +227,13 @@ async function checkRepair(service: FsArtifactService, root: string, violations:
     if (path.endsWith(".m") && !present.has(`${base}r`)) {
       violations.push(`torn: ${path} without its reservation`);
     }
-    // A version file left by a put cut short, or by a delete: repair empties it.
+    // A version file left by a put cut short, or by a delete: repair empties it, unless it
+    // keeps it for a retry (counted in the report).
     const emptied = path.endsWith(".t") || (path.endsWith(".r") && !present.has(`${base}m`));
-    if (emptied && (await stat(join(root, path))).size > 0) {
+    const file = emptied ? await stat(join(root, path)) : undefined;
+    if (file !== undefined && file.size > 0) {
+      const bound = path.endsWith(".r") && file.nlink >= 2;
+      if (bound && ++keptForRetry <= report.awaitingRetry) continue;
       violations.push(`garbage: ${path} still holds bytes after repair`);
     }
   }
