@@ -4,15 +4,15 @@ import { FsArtifactService } from "@artifact-kit/fs";
 // puts new versions of one name into a store, one after another, until told to stop. Says
 // "writing" once its first put is published, and "stopped" after its last.
 //
-//   fork("dist/fs/scale-writer.js", [root, maxScanEntries, maxNamesPerScope, scope, name])
+//   fork("dist/fs/scale-writer.js", [root, maxVersionsPerName, maxNamesPerScope, scope, name])
 
-const [root, maxScanEntries, maxNamesPerScope, scopeJson, name] = process.argv.slice(2);
-if (!root || !maxScanEntries || !maxNamesPerScope || !scopeJson || !name) {
-  throw new Error("usage: scale-writer.js root maxScanEntries maxNamesPerScope scope name");
+const [root, maxVersionsPerName, maxNamesPerScope, scopeJson, name] = process.argv.slice(2);
+if (!root || !maxVersionsPerName || !maxNamesPerScope || !scopeJson || !name) {
+  throw new Error("usage: scale-writer.js root maxVersionsPerName maxNamesPerScope scope name");
 }
 const service = await FsArtifactService.open({
   root,
-  maxScanEntries: Number(maxScanEntries),
+  maxVersionsPerName: Number(maxVersionsPerName),
   maxNamesPerScope: Number(maxNamesPerScope),
 });
 let stopping = false;

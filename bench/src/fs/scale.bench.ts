@@ -42,8 +42,8 @@ const scratch = new ScratchSpace();
 
 /** Versions the writer process may add to a store over the whole run. */
 const WRITER_ROOM = 5_000;
-/** Room for `versions` versions of a name, and the writer's, within the scan bound. */
-const scanEntriesFor = (versions: number) => Math.max(10_000, 3 * versions + 100) + 3 * WRITER_ROOM;
+/** Room for `versions` versions of a name, and the writer's (the default is 10,000). */
+const versionsCeilingFor = (versions: number) => Math.max(10_000, versions) + WRITER_ROOM;
 /** Room for `names` names and the new names the rounds put (the default is 100,000). */
 const namesCeilingFor = (names: number) => Math.max(100_000, names + 10_000);
 
@@ -59,7 +59,7 @@ interface Store {
   readonly label: string;
   readonly size: number;
   readonly root: string;
-  readonly maxScanEntries: number;
+  readonly maxVersionsPerName: number;
   readonly maxNamesPerScope: number;
   /** A long-lived instance: the warm path. */
   readonly service: FsArtifactService;
@@ -67,20 +67,20 @@ interface Store {
 
 async function namesStore(size: number): Promise<Store> {
   const root = scratch.fresh(`names-${size}`);
-  const maxScanEntries = scanEntriesFor(1);
+  const maxVersionsPerName = versionsCeilingFor(1);
   const maxNamesPerScope = namesCeilingFor(size);
-  const service = await FsArtifactService.open({ root, maxScanEntries, maxNamesPerScope });
+  const service = await FsArtifactService.open({ root, maxVersionsPerName, maxNamesPerScope });
   await fill(size, (i) => service.put(SCOPE, `name-${String(i).padStart(7, "0")}`, payload));
-  return { label: `${size} names`, size, root, maxScanEntries, maxNamesPerScope, service };
+  return { label: `${size} names`, size, root, maxVersionsPerName, maxNamesPerScope, service };
 }
 
 async function versionsStore(size: number): Promise<Store> {
   const root = scratch.fresh(`versions-${size}`);
-  const maxScanEntries = scanEntriesFor(size);
+  const maxVersionsPerName = versionsCeilingFor(size);
   const maxNamesPerScope = namesCeilingFor(1);
-  const service = await FsArtifactService.open({ root, maxScanEntries, maxNamesPerScope });
+  const service = await FsArtifactService.open({ root, maxVersionsPerName, maxNamesPerScope });
   await fill(size, () => service.put(SCOPE, "one", payload));
-  return { label: `${size} versions`, size, root, maxScanEntries, maxNamesPerScope, service };
+  return { label: `${size} versions`, size, root, maxVersionsPerName, maxNamesPerScope, service };
 }
 
 /** Milliseconds one call takes. */
@@ -110,10 +110,10 @@ const WRITER = fileURLToPath(new URL("./scale-writer.js", import.meta.url));
 
 /** `sample` timed while another process keeps putting new versions of "one" into `store`. */
 async function whileWriting(store: Store, sample: () => Promise<number>): Promise<number> {
-  const { root, maxScanEntries, maxNamesPerScope } = store;
+  const { root, maxVersionsPerName, maxNamesPerScope } = store;
   const writer = fork(WRITER, [
     root,
-    String(maxScanEntries),
+    String(maxVersionsPerName),
     String(maxNamesPerScope),
     JSON.stringify(SCOPE),
     "one",
@@ -153,8 +153,8 @@ const OPERATIONS: readonly Operation[] = [
   {
     label: `listNames page of ${PAGE}, first call after open (cold)`,
     stores: "names",
-    sample: async ({ root, maxScanEntries, maxNamesPerScope }) => {
-      const service = await FsArtifactService.open({ root, maxScanEntries, maxNamesPerScope });
+    sample: async ({ root, maxVersionsPerName, maxNamesPerScope }) => {
+      const service = await FsArtifactService.open({ root, maxVersionsPerName, maxNamesPerScope });
       try {
         return await time(() => service.listNames(SCOPE, { limit: PAGE }));
       } finally {

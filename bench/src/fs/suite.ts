@@ -10,7 +10,7 @@ import { CacacheStore } from "./cacache-store.js";
 import { fanOutWorkload } from "./fan-out.js";
 import { DurableFileFloor } from "./floor.js";
 
-/** Below the fs adapter's default lifetime ceiling of 3,333 versions per name. */
+/** Below the fs adapter's default lifetime ceiling of 10,000 versions per name. */
 const PUT_BOUNDS: PutBounds = { maxBytes: 256 * MiB, maxVersions: 2_000 };
 const GET_HISTORY = 2;
 

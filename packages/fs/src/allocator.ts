@@ -1,8 +1,9 @@
 import { capacityReached } from "@artifact-kit/core";
-import type { FsConfig } from "./config.js";
+import { type FsConfig, versionDirEntries } from "./config.js";
 import { isTaken } from "./io.js";
 import { type NamePaths, VERSION_FILE_PATTERN, versionFile } from "./layout.js";
 import { scanStoreDirectory } from "./records.js";
+import { probeUpward } from "./version-tops.js";
 
 interface NameAllocation {
   /** Next version number to try (the high-water known here + 1); 0 until the directory has been scanned. */
@@ -17,7 +18,8 @@ interface NameAllocation {
  * lock that keeps concurrent writers apart, across processes, and the high-water that keeps a
  * deleted version from coming back. A per-name high-water hint in this process makes the steady
  * state one create; an EEXIST means another process took that version, so the high-water is
- * read again.
+ * found again by probing upward from it (the reservations above one that exists are one
+ * unbroken run, see below), not by reading the directory.
  *
  * Reservations are gap-free: `<v>.r` is only ever created while `<v-1>.r` exists (the hint is
  * the high-water + 1, from a scan, this process's own last create, or a rescan after another
@@ -77,14 +79,14 @@ export class VersionAllocator {
         // Any other failure leaves the hint where it was: the version is tried again.
         if (!isTaken(error)) throw error;
         // Another process holds it: catch up with everything reserved since.
-        allocation.next = Math.max(version + 1, (await this.#highWater(dir)) + 1);
+        allocation.next = (await probeUpward(dir, version)) + 1;
       }
     }
   }
 
   async #highWater(dir: string): Promise<number> {
     let highest = 0;
-    for (const entry of await scanStoreDirectory(dir, this.#config.maxScanEntries)) {
+    for (const entry of await scanStoreDirectory(dir, versionDirEntries(this.#config))) {
       const match = VERSION_FILE_PATTERN.exec(entry);
       if (match) highest = Math.max(highest, Number(match[1]));
     }

@@ -12,8 +12,8 @@ export interface FsArtifactServiceOptions {
   /** Most versions the legacy `list` returns before result_limit_exceeded (default 1,000). */
   legacyListLimit?: number;
   /**
-   * Most entries one directory scan reads (at least 3, default 10,000). It fixes two lifetime
-   * ceilings: `maxScanEntries div 2` scopes per root and `div 3` versions per name.
+   * Most entries one directory scan reads (at least 3, default 10,000). It fixes the lifetime
+   * ceiling of scopes per root, `maxScanEntries div 2`.
    */
   maxScanEntries?: number;
   /**
@@ -22,6 +22,14 @@ export interface FsArtifactServiceOptions {
    * directory, two entries per name.
    */
   maxNamesPerScope?: number;
+  /**
+   * Lifetime ceiling of versions per name (default 10,000, or `maxScanEntries div 3` where
+   * that is more, the ceiling before this option; at most 1,000,000). Reads of the
+   * latest and of a listing page probe by number; a name's whole directory (at most
+   * `versionDirEntries` of it) is read only by an instance's first read of the name, `list`,
+   * `delete(..., "all")` and `repair`.
+   */
+  maxVersionsPerName?: number;
   /** Default `minAgeMs` of `repair()` (default 300,000 = the longest `timeoutMs`). */
   recoveryGraceMs?: number;
   /** Mode of every file the adapter creates (default 0o600). */
@@ -38,9 +46,8 @@ export interface FsArtifactServiceOptions {
 }
 
 export interface FsConfig extends Required<FsArtifactServiceOptions> {
-  /** Lifetime ceilings derived from `maxScanEntries`. */
+  /** Lifetime ceiling derived from `maxScanEntries`. */
   readonly maxScopes: number;
-  readonly maxVersionsPerName: number;
 }
 
 const MiB = 1024 * 1024;
@@ -53,6 +60,7 @@ export const FS_DEFAULTS: Readonly<Tunables> = Object.freeze({
   legacyListLimit: 1_000,
   maxScanEntries: 10_000,
   maxNamesPerScope: 100_000,
+  maxVersionsPerName: 10_000,
   recoveryGraceMs: 300_000,
   fileMode: 0o600,
   dirMode: 0o700,
@@ -61,31 +69,48 @@ export const FS_DEFAULTS: Readonly<Tunables> = Object.freeze({
 
 const OPTION_KEYS = ["root", ...Object.keys(FS_DEFAULTS)];
 
-/** Largest `maxNamesPerScope`: see the option. */
+/** Largest `maxNamesPerScope` and `maxVersionsPerName`: see the options. */
 export const MAX_NAMES_PER_SCOPE = 1_000_000;
+export const MAX_VERSIONS_PER_NAME = 1_000_000;
 
 /**
- * The lifetime ceilings: scopes and versions keep their directories within one bounded scan;
- * names per scope are set on their own, since listings no longer read the names directory.
+ * The lifetime ceilings: scopes keep the scopes directory within one bounded scan; names per
+ * scope and versions per name are set on their own, and bound the scans of their directories.
  */
 export function fsCeilings(
   maxScanEntries: number,
   maxNamesPerScope: number = FS_DEFAULTS.maxNamesPerScope,
+  maxVersionsPerName: number = defaultVersionsPerName(maxScanEntries),
 ): {
   maxScopes: number;
   maxNamesPerScope: number;
   maxVersionsPerName: number;
 } {
-  return {
-    maxScopes: Math.floor(maxScanEntries / 2),
-    maxNamesPerScope,
-    maxVersionsPerName: Math.floor(maxScanEntries / 3),
-  };
+  return { maxScopes: Math.floor(maxScanEntries / 2), maxNamesPerScope, maxVersionsPerName };
+}
+
+/**
+ * Versions per name when the option is not given: a store whose `maxScanEntries` was raised
+ * to hold more versions, when they were `maxScanEntries div 3`, keeps that many.
+ */
+function defaultVersionsPerName(maxScanEntries: number): number {
+  return Math.min(
+    MAX_VERSIONS_PER_NAME,
+    Math.max(FS_DEFAULTS.maxVersionsPerName, Math.floor(maxScanEntries / 3)),
+  );
 }
 
 /** Entries a scope's names directory may hold: a slot and a directory per name. */
 export const namesDirEntries = (config: { maxNamesPerScope: number }) =>
   2 * config.maxNamesPerScope + 2;
+
+/**
+ * Entries a name's directory may hold: per version its reservation and its metadata or
+ * tombstone, a payload `<v>.d` in a store written before version files, and for a moment a
+ * finishing put's late link beside a tombstone.
+ */
+export const versionDirEntries = (config: { maxVersionsPerName: number }) =>
+  4 * config.maxVersionsPerName;
 
 /** A non-negative integer number of milliseconds (0 allowed). */
 export function validateMilliseconds(value: unknown, field: string): number {
@@ -120,11 +145,14 @@ export function resolveFsConfig(options: unknown): FsConfig {
     config.maxScanEntries = validatePositiveInteger(given.maxScanEntries, "maxScanEntries");
     if (config.maxScanEntries < 3) throw invalidArgument("maxScanEntries", "must be at least 3");
   }
-  if (given.maxNamesPerScope !== undefined) {
-    config.maxNamesPerScope = validatePositiveInteger(given.maxNamesPerScope, "maxNamesPerScope");
-    if (config.maxNamesPerScope > MAX_NAMES_PER_SCOPE) {
-      throw invalidArgument("maxNamesPerScope", `must be at most ${MAX_NAMES_PER_SCOPE}`);
-    }
+  config.maxVersionsPerName = defaultVersionsPerName(config.maxScanEntries);
+  for (const [key, most] of [
+    ["maxNamesPerScope", MAX_NAMES_PER_SCOPE],
+    ["maxVersionsPerName", MAX_VERSIONS_PER_NAME],
+  ] as const) {
+    if (given[key] === undefined) continue;
+    config[key] = validatePositiveInteger(given[key], key);
+    if (config[key] > most) throw invalidArgument(key, `must be at most ${most}`);
   }
   if (given.recoveryGraceMs !== undefined) {
     config.recoveryGraceMs = validateMilliseconds(given.recoveryGraceMs, "recoveryGraceMs");
@@ -141,6 +169,6 @@ export function resolveFsConfig(options: unknown): FsConfig {
   return Object.freeze({
     ...config,
     root: resolve(given.root),
-    ...fsCeilings(config.maxScanEntries, config.maxNamesPerScope),
+    ...fsCeilings(config.maxScanEntries, config.maxNamesPerScope, config.maxVersionsPerName),
   });
 }

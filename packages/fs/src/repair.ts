@@ -48,7 +48,7 @@ export interface RepairReport {
    * where a payload should be: reported, and the walk goes on. At most `limit` are listed.
    */
   readonly unremovable: readonly string[];
-  /** False when `limit` or a directory larger than maxScanEntries cut the walk short. */
+  /** False when `limit` or a directory larger than its bound cut the walk short. */
   readonly complete: boolean;
 }
 
@@ -107,8 +107,10 @@ interface BoundVersion {
 }
 
 /**
- * Walks the whole store, each directory read bounded by `maxScanEntries`, removing staging
- * leftovers and unpublished payloads (`<v>.d` without `<v>.m`) at least `minAgeMs` old, and
+ * Walks the whole store, each directory read bounded (a name's and its keys' directories by
+ * versionDirEntries, a names directory by namesDirEntries, others by `maxScanEntries`),
+ * removing staging leftovers and unpublished payloads (`<v>.d` without `<v>.m`) at least
+ * `minAgeMs` old, and
  * the payloads of deleted versions (`<v>.t`), at most `limit` files. Bound versions cut short
  * before their publication are kept, unpublished, for their key's retry. Reservations,
  * tombstones, slots, claims, bindings and published metadata are never removed.
@@ -119,6 +121,8 @@ export async function repairTree(
     maxScanEntries: number;
     /** Bound of a scope's names directory (two entries per name). */
     maxNamesDirEntries: number;
+    /** Bound of a name's directory (config.ts, versionDirEntries). */
+    maxVersionDirEntries: number;
     limit: number;
     minAgeMs: number;
     /** How far the releases of deleted versions are synced. */
@@ -207,7 +211,7 @@ export async function repairTree(
    */
   const bindings = async (keys: string): Promise<Map<number, BoundVersion[]>> => {
     const byVersion = new Map<number, BoundVersion[]>();
-    for (const entry of await scan(keys)) {
+    for (const entry of await scan(keys, options.maxVersionDirEntries)) {
       if (!entry.isFile() || !KEY_BINDING_PATTERN.test(entry.name)) continue;
       const path = join(keys, entry.name);
       const bound = await boundVersion(path);
@@ -233,7 +237,7 @@ export async function repairTree(
 
   const sweepVersions = async (dir: string, keys: string): Promise<boolean> => {
     const kinds = new Map<number, Set<string>>();
-    for (const entry of await scan(dir)) {
+    for (const entry of await scan(dir, options.maxVersionDirEntries)) {
       const match = VERSION_FILE_PATTERN.exec(entry.name);
       if (!match) continue;
       const version = Number(match[1]);

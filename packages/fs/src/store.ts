@@ -25,7 +25,7 @@ import {
   type UploadTarget,
 } from "@artifact-kit/core/adapter";
 import { VersionAllocator } from "./allocator.js";
-import { type FsConfig, namesDirEntries } from "./config.js";
+import { type FsConfig, namesDirEntries, versionDirEntries } from "./config.js";
 import { DirectoryCache } from "./dir-cache.js";
 import {
   createExclusive,
@@ -105,7 +105,7 @@ export class FsStore implements AdapterHooks {
     this.#names = new NameOrder(config);
     this.#slots = new Slots(config, this.#dirs, this.#names);
     this.#allocator = new VersionAllocator(config);
-    this.#versionTops = new VersionTops(config.maxScanEntries);
+    this.#versionTops = new VersionTops(versionDirEntries(config));
     this.#publisher = { config, allocator: this.#allocator, keys: new KeyBindings(config) };
     this.#scopeSlots = new ScopeSlotReader(this.#dirs, config.maxScanEntries);
     this.#listing = {
@@ -272,6 +272,7 @@ export class FsStore implements AdapterHooks {
     return repairTree(this.#dirs, {
       maxScanEntries: this.#config.maxScanEntries,
       maxNamesDirEntries: namesDirEntries(this.#config),
+      maxVersionDirEntries: versionDirEntries(this.#config),
       durability: this.#config.durability,
       limit,
       minAgeMs,
@@ -294,7 +295,7 @@ export class FsStore implements AdapterHooks {
   /** Published versions of a name, ascending; reread only when its directory changed. */
   #liveVersions(dir: string): Promise<readonly number[]> {
     return this.#versionLists.read(dir, async () =>
-      Object.freeze(await liveVersions(dir, this.#config.maxScanEntries)),
+      Object.freeze(await liveVersions(dir, versionDirEntries(this.#config))),
     );
   }
 

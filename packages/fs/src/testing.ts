@@ -21,6 +21,7 @@ type FsBounds = Omit<FsArtifactServiceOptions, "root">;
 const SMALL_FS_BOUNDS: Readonly<FsBounds> = Object.freeze({
   maxScanEntries: 12,
   maxNamesPerScope: 6,
+  maxVersionsPerName: 4,
   maxArtifactBytes: 4096,
   maxPageLimit: 3,
   legacyListLimit: 4,

@@ -17,15 +17,15 @@ const MAX_DIRECTORIES = 4_096;
  * have left lie below what that read sees, and stay below it.
  */
 export class VersionTops {
-  readonly #maxScanEntries: number;
+  readonly #maxDirEntries: number;
   /**
    * Each directory's highest reservation seen, and whether the probe that saw it found it
    * where the one before had left it.
    */
   readonly #tops = new Map<string, { readonly top: number; readonly steady: boolean }>();
 
-  constructor(maxScanEntries: number) {
-    this.#maxScanEntries = maxScanEntries;
+  constructor(maxDirEntries: number) {
+    this.#maxDirEntries = maxDirEntries;
   }
 
   /** The highest version reserved in `dir` (0 if none), at some moment during the call. */
@@ -57,7 +57,7 @@ export class VersionTops {
 
   async #scan(dir: string): Promise<number> {
     let highest = 0;
-    for (const entry of await scanStoreDirectory(dir, this.#maxScanEntries)) {
+    for (const entry of await scanStoreDirectory(dir, this.#maxDirEntries)) {
       const match = VERSION_FILE_PATTERN.exec(entry);
       // Any of a version's files: a published version is never above the highest counted.
       if (match) highest = Math.max(highest, Number(match[1]));
@@ -71,7 +71,7 @@ export class VersionTops {
  * form an unbroken run. Reservations only ever appear, so once a version is seen missing
  * nothing reserved before the call started lies at or above it.
  */
-async function probeUpward(dir: string, from: number): Promise<number> {
+export async function probeUpward(dir: string, from: number): Promise<number> {
   let reserved = from;
   let step = 1;
   let missing = reserved + step;

@@ -39,6 +39,8 @@ describe("configuration", () => {
       { root, maxScanEntries: 3.5 },
       { root, maxNamesPerScope: 0 },
       { root, maxNamesPerScope: 1_000_001 },
+      { root, maxVersionsPerName: 0 },
+      { root, maxVersionsPerName: 1_000_001 },
       { root, maxArtifactBytes: 0 },
       { root, maxPageLimit: -1 },
       { root, legacyListLimit: "10" },
@@ -60,6 +62,7 @@ describe("configuration", () => {
     const { service } = await fresh({
       maxScanEntries: 100,
       maxNamesPerScope: 50,
+      maxVersionsPerName: 40,
       maxArtifactBytes: 1000,
     });
     const capabilities = service.capabilities();
@@ -70,14 +73,18 @@ describe("configuration", () => {
         maxArtifactBytes: 1000,
         maxScopes: 50,
         maxNamesPerScope: 50,
-        maxVersionsPerName: 33,
+        maxVersionsPerName: 40,
       },
     });
     expect(fsCeilings(FS_DEFAULTS.maxScanEntries)).toEqual({
       maxScopes: 5000,
       maxNamesPerScope: 100_000,
-      maxVersionsPerName: 3333,
+      maxVersionsPerName: 10_000,
     });
+    // A store whose maxScanEntries was raised for more versions, when that set them, keeps them.
+    expect(fsCeilings(60_000).maxVersionsPerName).toBe(20_000);
+    const raised = await fresh({ maxScanEntries: 60_000 });
+    expect(raised.service.capabilities().quotas.bounds.maxVersionsPerName).toBe(20_000);
     expect(Object.isFrozen(capabilities)).toBe(true);
   });
 
@@ -105,8 +112,8 @@ describe("configuration", () => {
 });
 
 describe("lifetime ceilings and tombstones", () => {
-  // maxScanEntries 12: 6 scopes and 4 versions per name; and 6 names per scope.
-  const SMALL = { maxScanEntries: 12, maxNamesPerScope: 6 };
+  // maxScanEntries 12: 6 scopes; and 6 names per scope, 4 versions per name.
+  const SMALL = { maxScanEntries: 12, maxNamesPerScope: 6, maxVersionsPerName: 4 };
 
   it("versions: capacity_reached past the ceiling, still after delete and restart", async () => {
     const { service, root } = await fresh(SMALL);
@@ -151,6 +158,35 @@ describe("lifetime ceilings and tombstones", () => {
     // Nothing of the refused scope was written.
     const digest = scopeDigest(scope(6));
     expect((await walk(root)).filter((e) => e.path.includes(digest))).toEqual([]);
+  });
+
+  it("versions per name are bounded on their own, not by maxScanEntries", async () => {
+    // A name's directory then holds 40 entries, over maxScanEntries: every read of it in
+    // full (an instance's first, a listing, repair) is bounded by the version ceiling.
+    const options = { ...SMALL, maxVersionsPerName: 20 };
+    const { service: a, root } = await fresh(options);
+    const b = await FsArtifactService.open({ root, ...options });
+    cleanups.push(() => b.close());
+    for (let i = 1; i <= 5; i++) expect((await a.put(scope(1), "v", one)).version).toBe(i);
+    for (let i = 6; i <= 10; i++) expect((await b.put(scope(1), "v", one)).version).toBe(i);
+    // a's next number is taken by b: it finds the top by probing upward from there.
+    expect((await a.put(scope(1), "v", one)).version).toBe(11);
+    for (let i = 12; i <= 20; i++) expect((await b.put(scope(1), "v", one)).version).toBe(i);
+    expect(await capacityKind(a.put(scope(1), "v", one))).toBe("version");
+    const c = await FsArtifactService.open({ root, ...options });
+    cleanups.push(() => c.close());
+    expect((await c.head(scope(1), "v")).version).toBe(20);
+    const versions = [];
+    for (let cursor: number | undefined, page = 0; page === 0 || cursor !== undefined; page++) {
+      const listed = await c.listVersions(scope(1), "v", cursor === undefined ? {} : { cursor });
+      versions.push(...listed.items.map((meta) => meta.version));
+      cursor = listed.nextCursor;
+    }
+    expect(versions.sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(await c.repair({ minAgeMs: 0 })).toMatchObject({ complete: true, corrupt: 0 });
+    await c.delete(scope(1), "v", "all");
+    expect(await codeOf(c.head(scope(1), "v"))).toBe("not_found");
+    expect(await capacityKind(c.put(scope(1), "v", one))).toBe("version");
   });
 
   it("every directory stays within maxScanEntries at the ceilings", async () => {
