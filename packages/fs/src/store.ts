@@ -132,17 +132,31 @@ export class FsStore implements AdapterHooks {
   ): Promise<ArtifactMeta> {
     const scopeDirs = await this.#slots.ensureScope(request.scope);
     const nameDirs = await this.#slots.ensureName(scopeDirs, request.name);
-    return publish(this.#publisher, {
-      scopeDirs,
-      nameDirs,
-      request,
-      digest,
-      payloadOffset: payloadOffsetFor(request),
-      // Written once, straight to its version file: no staging copy to rename.
-      reserve: async (path) =>
-        bytesVersionWriter(await createExclusive(path, this.#config.fileMode), bytes, this.#config),
-      drop: async () => {},
-    });
+    return this.#seenPublished(
+      nameDirs.dir,
+      publish(this.#publisher, {
+        scopeDirs,
+        nameDirs,
+        request,
+        digest,
+        payloadOffset: payloadOffsetFor(request),
+        // Written once, straight to its version file: no staging copy to rename.
+        reserve: async (path) =>
+          bytesVersionWriter(
+            await createExclusive(path, this.#config.fileMode),
+            bytes,
+            this.#config,
+          ),
+        drop: async () => {},
+      }),
+    );
+  }
+
+  /** The version a put of this instance published becomes the next read's guess of the latest. */
+  async #seenPublished(dir: string, published: Promise<ArtifactMeta>): Promise<ArtifactMeta> {
+    const meta = await published;
+    this.#versionTops.published(dir, meta.version);
+    return meta;
   }
 
   /**
@@ -168,22 +182,25 @@ export class FsStore implements AdapterHooks {
       // The chunk is written straight from the caller's buffer while the sink hashes it.
       write: (chunk) => file.write(chunk),
       publish: (digest, deadline) =>
-        publish(
-          this.#publisher,
-          {
-            scopeDirs,
-            nameDirs,
-            request,
-            digest,
-            payloadOffset,
-            // Linked while still open: its last bytes are flushed meanwhile.
-            reserve: async (path) => {
-              await link(stage, path);
-              return uploadVersionWriter(file);
+        this.#seenPublished(
+          nameDirs.dir,
+          publish(
+            this.#publisher,
+            {
+              scopeDirs,
+              nameDirs,
+              request,
+              digest,
+              payloadOffset,
+              // Linked while still open: its last bytes are flushed meanwhile.
+              reserve: async (path) => {
+                await link(stage, path);
+                return uploadVersionWriter(file);
+              },
+              drop: discard,
             },
-            drop: discard,
-          },
-          deadline,
+            deadline,
+          ),
         ),
       discard,
     };

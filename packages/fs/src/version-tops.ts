@@ -33,11 +33,18 @@ export class VersionTops {
     const known = this.#tops.get(dir)?.top ?? (await this.#scan(dir));
     const top = await probeUpward(dir, known);
     this.#tops.delete(dir);
-    this.#tops.set(dir, { top, steady: top === known });
-    if (this.#tops.size > MAX_DIRECTORIES) {
-      this.#tops.delete(this.#tops.keys().next().value as string);
-    }
+    this.#remember(dir, top, top === known);
     return top;
+  }
+
+  /**
+   * A version this instance has just reserved and published in `dir`: a reservation, so a
+   * lower bound to probe upward from, and the next read's best guess of the latest (a read
+   * right after one's own put then reads it at once instead of the top seen before).
+   */
+  published(dir: string, version: number): void {
+    const seen = this.#tops.get(dir);
+    if (seen === undefined || seen.top < version) this.#remember(dir, version, true);
   }
 
   /**
@@ -53,6 +60,14 @@ export class VersionTops {
 
   clear(): void {
     this.#tops.clear();
+  }
+
+  #remember(dir: string, top: number, steady: boolean): void {
+    this.#tops.delete(dir);
+    this.#tops.set(dir, { top, steady });
+    if (this.#tops.size > MAX_DIRECTORIES) {
+      this.#tops.delete(this.#tops.keys().next().value as string);
+    }
   }
 
   async #scan(dir: string): Promise<number> {

@@ -7,6 +7,7 @@ import { check, type LawContext } from "../check.js";
 import { declaresTransfer } from "../declared-transfer.js";
 import { expectArtifactError, expectEqual, expectTrue } from "../expect.js";
 import { artifactCommands } from "../generators.js";
+import { withHandles } from "../handles.js";
 import { type ModelVersion, ReferenceModel } from "../model.js";
 import {
   expectArtifact,
@@ -16,6 +17,7 @@ import {
   readAllNames,
 } from "../observe.js";
 import { seededBytes } from "../payload.js";
+import type { ServiceHolder } from "../subject.js";
 
 // Maintenance (fs and object-store repair(), database migrations) is what an operator runs
 // on a live store: it may tidy what is unfinished, never what is published. These laws run
@@ -91,8 +93,9 @@ async function expectStoreAgrees(
  * put below the top is a hole in the name's run of versions. Each put gets a version above
  * every one handed out (maintenance that drops what holds a high-water, such as a deleted
  * version's reservation or an emptied name's record, lets a fresh instance hand one out
- * again), and the caller then reads latest through an instance that read before the puts, so
- * that a hint it kept from then cannot hide the version above the hole.
+ * again), and the caller then reads latest through an instance that read before the puts
+ * (`overAHoleSeenByAnother`), so that a hint it kept from then cannot hide the version above
+ * the hole.
  */
 async function putOverAHoleThenMaintain(
   { service, maintain }: { service: ArtifactService; maintain(): Promise<void> },
@@ -174,7 +177,7 @@ async function halfWrittenUpload(
  * version nothing deletes, and afterwards (and after maintenance again, and a restart) every
  * view, every name and every key binding says what the model says.
  */
-async function maintenanceDuringWrites({ service, maintain, hooks, reopen }: LawContext) {
+async function maintenanceDuringWrites({ service, maintain, hooks, reopen, fresh }: LawContext) {
   const scope = freshScope("maintenance");
   const model = new ReferenceModel();
   const seeded: Published[] = [];
@@ -260,6 +263,31 @@ async function maintenanceDuringWrites({ service, maintain, hooks, reopen }: Law
     scope,
     "after puts over a version deleted below the top, then maintenance",
   );
+  if (hooks.another)
+    await fresh((holder) => withHandles(holder, 1, overAHoleSeenByAnother(holder)));
+}
+
+/**
+ * The puts over a hole made through one live instance, then maintenance, and every view read
+ * through another that read the store before them: what that reader kept from its first
+ * read (the top of a name it probes upward from) must not hide the versions above the hole.
+ * The instance that puts knows its own versions, so only another one can be caught out.
+ */
+function overAHoleSeenByAnother(holder: ServiceHolder) {
+  return async ([reader, writer]: readonly ArtifactService[]) => {
+    const { maintain } = holder.subject;
+    if (!reader || !writer || !maintain) throw new TypeError("two handles and maintain needed");
+    const scope = freshScope("maintenance-another");
+    const model = new ReferenceModel();
+    await expectStoreAgrees(reader, model, scope, "through the reader, before any put");
+    await putOverAHoleThenMaintain({ service: writer, maintain }, model, scope);
+    await expectStoreAgrees(
+      reader,
+      model,
+      scope,
+      "through an instance that read before another's puts over a hole and maintenance",
+    );
+  };
 }
 
 /**
