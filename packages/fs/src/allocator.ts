@@ -22,8 +22,8 @@ interface NameAllocation {
  * unbroken run, see below), not by reading the directory.
  *
  * Reservations are gap-free: `<v>.r` is only ever created while `<v-1>.r` exists (the hint is
- * the high-water + 1, from a scan, this process's own last create, or a rescan after another
- * process's), and a name's creates in one process are made one at a time, so that a failed or
+ * the high-water + 1, from a scan, this process's own last create, or a probe upward after
+ * another process's), and a name's creates in one process are made one at a time, so that a failed or
  * killed create never leaves a later one standing above a hole. Readers rely on this to find a
  * name's highest version by probing upward from one they have seen (version-tops.ts).
  */

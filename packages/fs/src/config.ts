@@ -25,8 +25,8 @@ export interface FsArtifactServiceOptions {
   /**
    * Lifetime ceiling of versions per name (default 10,000, or `maxScanEntries div 3` where
    * that is more, the ceiling before this option; at most 1,000,000). Reads of the
-   * latest and of a listing page probe by number; a name's whole directory (at most
-   * `versionDirEntries` of it) is read only by an instance's first read of the name, `list`,
+   * latest and of a listing page probe by number; a name's whole directory (read up to four
+   * entries per version) is read only by an instance's first read or put of the name, `list`,
    * `delete(..., "all")` and `repair`.
    */
   maxVersionsPerName?: number;

@@ -110,10 +110,10 @@ interface BoundVersion {
  * Walks the whole store, each directory read bounded (a name's and its keys' directories by
  * versionDirEntries, a names directory by namesDirEntries, others by `maxScanEntries`),
  * removing staging leftovers and unpublished payloads (`<v>.d` without `<v>.m`) at least
- * `minAgeMs` old, and
- * the payloads of deleted versions (`<v>.t`), at most `limit` files. Bound versions cut short
- * before their publication are kept, unpublished, for their key's retry. Reservations,
- * tombstones, slots, claims, bindings and published metadata are never removed.
+ * `minAgeMs` old, and the payloads of deleted versions (`<v>.t`), at most `limit` files.
+ * Bound versions cut short before their publication are kept, unpublished, for their key's
+ * retry. Reservations, tombstones, slots, claims, bindings and published metadata are never
+ * removed.
  */
 export async function repairTree(
   dirs: RootPaths,
