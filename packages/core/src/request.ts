@@ -31,16 +31,19 @@ export interface ParsedContent {
   metadata: JsonObject;
   /** The caller's idempotency key (see PutOptions.idempotencyKey), or undefined. */
   idempotencyKey: string | undefined;
+  /** What the publication waits for (PutOptions.publishGate), or undefined. */
+  publishGate: PromiseLike<unknown> | undefined;
 }
 
 /** The options that hand parsed content on to another service (routers, buffering wrappers). */
 export function contentOptions(
   content: ParsedContent,
-): Pick<PutOptions, "mimeType" | "metadata" | "idempotencyKey"> {
+): Pick<PutOptions, "mimeType" | "metadata" | "idempotencyKey" | "publishGate"> {
   return {
     mimeType: content.mimeType,
     metadata: content.metadata,
     ...(content.idempotencyKey === undefined ? {} : { idempotencyKey: content.idempotencyKey }),
+    ...(content.publishGate === undefined ? {} : { publishGate: content.publishGate }),
   };
 }
 
@@ -78,6 +81,7 @@ export const PUT_OPTION_KEYS = [
   "mimeType",
   "metadata",
   "idempotencyKey",
+  "publishGate",
 ] as const;
 
 /** The content description a put or an upload carries: mimeType (defaulted), metadata, key. */
@@ -89,7 +93,16 @@ export function parseContentOptions(opts: Record<string, unknown>): ParsedConten
       opts.idempotencyKey === undefined
         ? undefined
         : validateText(opts.idempotencyKey, "idempotencyKey", MAX_IDEMPOTENCY_KEY_BYTES),
+    publishGate: opts.publishGate === undefined ? undefined : validateGate(opts.publishGate),
   };
+}
+
+/** A thenable, kept as given: calling `then` before the publication would start the wait. */
+function validateGate(gate: unknown): PromiseLike<unknown> {
+  if (typeof (gate as PromiseLike<unknown> | null)?.then !== "function") {
+    throw invalidArgument("publishGate", "must be a promise");
+  }
+  return gate as PromiseLike<unknown>;
 }
 
 export function parsePut(

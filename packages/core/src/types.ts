@@ -65,6 +65,19 @@ export interface PutOptions extends RequestOptions {
    * 1..256 UTF-8 bytes, no NUL (`capabilities().limits.maxIdempotencyKeyBytes`).
    */
   idempotencyKey?: string;
+  /**
+   * Holds the publication back: the put (or upload) does all it can before its commit point
+   * (the adapter may stage, write and sync the bytes, and bind the idempotency key), then
+   * waits for this promise, and publishes only once it fulfils. When it rejects, the put
+   * publishes nothing and fails with the rejection (an ArtifactError as it is, anything else
+   * as unavailable). What a rejected keyed put staged stays the key's: a retry with the key
+   * publishes it, or a fresh version. For a caller that must record something durably before
+   * a version may exist, without waiting for that record before it starts the put (the
+   * effects journal writes its intent so). In process only; the deadline still bounds the
+   * put up to its commit point, not the wait, which ends when the gate settles. The put does
+   * not handle the gate's rejection before it waits on it.
+   */
+  publishGate?: PromiseLike<unknown>;
 }
 
 export type VersionSelector = number | "latest";

@@ -124,6 +124,13 @@ export interface AdapterHooks {
   legacyList(request: ParsedRequest): ArtifactMeta[] | Promise<ArtifactMeta[]>;
   /** Releases the backend; called once, by the first `close()`. */
   closeBackend(): Promise<void>;
+  /**
+   * True when `publish` and the upload target's `publish` wait for `request.publishGate`
+   * themselves, after what they can do before it (staging, syncing, binding the key) and
+   * before the publication, and publish nothing when it rejects (PutOptions.publishGate).
+   * Otherwise the template waits for the gate before it calls them.
+   */
+  readonly waitsForPublishGate?: boolean;
 }
 
 /**
@@ -319,10 +326,23 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
     // request goes on as a publication (no rest-copy on the hot path): its type hides data.
     const bytes = new Uint8Array(data);
     if (bytes.byteLength > TRANSFER_BLOCK_BYTES) {
-      return digestDataInTurns(bytes).then((digest) => this.#hooks.publish(request, bytes, digest));
+      return digestDataInTurns(bytes).then((digest) =>
+        this.#afterGate(request, () => this.#hooks.publish(request, bytes, digest)),
+      );
     }
-    return this.#hooks.publish(request, bytes, digestData(bytes));
+    const digest = digestData(bytes);
+    return this.#afterGate(request, () => this.#hooks.publish(request, bytes, digest));
   };
+
+  /** Runs `publication` once the request's publishGate fulfils, unless the hooks wait for it. */
+  #afterGate<T>(request: ParsedContent, publication: () => T | Promise<T>): T | Promise<T> {
+    const gate = request.publishGate;
+    if (gate === undefined || this.#hooks.waitsForPublishGate === true) return publication();
+    return Promise.resolve(gate).then(() => {
+      this.#ensureOpen();
+      return publication();
+    });
+  }
 
   readonly #openUpload = async (request: ParsedUpload): Promise<UploadSink> => {
     // A router's request may carry its own bound: this service's bound still holds.
@@ -345,7 +365,7 @@ export class AdapterService implements ArtifactService, ArtifactTransfer {
       },
       publish: async (digest, deadline) => {
         this.#ensureOpen();
-        return target.publish(digest, deadline);
+        return this.#afterGate(bounded, () => target.publish(digest, deadline));
       },
       discard: () => target.discard(),
     });

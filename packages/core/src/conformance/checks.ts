@@ -18,6 +18,7 @@ import { maintenanceLaws } from "./checks/maintenance.js";
 import { modelLaws } from "./checks/model.js";
 import { optionLaws } from "./checks/options.js";
 import { prefixLaws } from "./checks/prefix.js";
+import { publishGateLaws } from "./checks/publish-gate.js";
 import { quotaLaws } from "./checks/quotas.js";
 import { raceLaws } from "./checks/races.js";
 import { readLaws } from "./checks/reads.js";
@@ -46,6 +47,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...aliasingLaws,
   ...idempotencyLaws,
   ...retryLaws,
+  ...publishGateLaws,
   ...scopeLaws,
   ...cursorLaws,
   ...prefixLaws,
