@@ -54,7 +54,8 @@ export interface Publisher {
  * again: two rounds of syncs, as any durable write needs. With a key, the key is looked up
  * first (a bound key is answered without writing), and the version file is bound to the key
  * before the first round, which makes the binding durable too, and published by linking the
- * binding to `<v>.m` in the second (keys.ts).
+ * binding to `<v>.m` in the second (keys.ts). A publish gate is waited for after the first
+ * round, before anything is published (a keyed replay waits for it before it looks).
  */
 export async function publish(
   publisher: Publisher,
@@ -72,14 +73,16 @@ export async function publish(
     dir: staging.nameDirs.dir,
   };
   const { scopeDirs, nameDirs } = staging;
-  const replay = (binding: string, bound: Bound) =>
-    publisher.keys.replay(
+  const replay = async (binding: string, bound: Bound) => {
+    await staging.request.publishGate; // a replay may finish the binding's publication
+    return publisher.keys.replay(
       binding,
       bound,
       { ...nameAt, version: bound.meta.version },
       keyed,
       deadline,
     );
+  };
   let dropped = false;
   try {
     // Each generation past the first replaces a binding a power cut tore (keys.ts).
@@ -157,6 +160,9 @@ async function publishNew(
       reservationSynced,
       ...(binding === undefined ? [] : [syncDirectory(dirname(binding), config)]),
     ]);
+    // What the caller holds the publication back for (PutOptions.publishGate): all that can
+    // go before it has gone, so its wait overlaps the round above.
+    await request.publishGate;
     if (binding === undefined) {
       // Only here: a put that bound its key is past its commit point, whatever the deadline.
       deadline.check();

@@ -98,6 +98,8 @@ export class FsStore implements AdapterHooks {
   readonly #versionTops: VersionTops;
   readonly #listing: LiveListing;
   readonly #scopeSlots: ScopeSlotReader;
+  /** The put protocol waits for a publish gate after its first round of syncs (publication.ts). */
+  readonly waitsForPublishGate = true;
 
   constructor(config: FsConfig) {
     this.#config = config;
