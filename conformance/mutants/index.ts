@@ -33,6 +33,7 @@ import {
   UploadRefusesRetriesAtAFullQuota,
 } from "./ledger.js";
 import { DeleteHidesBeforeRemoving } from "./observers.js";
+import { PUBLISH_GATE_MUTANTS } from "./publish-gate.js";
 import {
   CopiesBufferLate,
   CreatedAtOnRead,
@@ -433,4 +434,5 @@ export const MUTANTS: readonly Mutant[] = [
     make: (o) => new QuotaNamesTheWrongBound(memory(o)),
   },
   ...FIFTH_ROUND_MUTANTS,
+  ...PUBLISH_GATE_MUTANTS,
 ];

@@ -182,6 +182,44 @@ export const FS_MUTANTS: readonly PatchedMutantSpec[] = [
       },
     ],
   },
+  {
+    slug: "keyed-put-publishes-before-gate",
+    // No law but the publication family's gives a put a publishGate.
+    group: "publication",
+    bug: "a keyed put links its binding to the published name without waiting for its publishGate",
+    patches: [
+      {
+        file: "publication.ts",
+        find: "    await request.publishGate;\n    if (binding === undefined) {\n",
+        replace: "    if (binding === undefined) {\n      await request.publishGate;\n",
+      },
+    ],
+  },
+  {
+    slug: "gate-after-link",
+    group: "publication",
+    bug: "a put links its version file to the published name, then waits for its publishGate: a refused gate leaves the version published",
+    patches: [
+      {
+        file: "publication.ts",
+        find: '    await request.publishGate;\n    if (binding === undefined) {\n      // Only here: a put that bound its key is past its commit point, whatever the deadline.\n      deadline.check();\n      await link(versionFileAt, versionFile(nameDirs.dir, meta.version, "m"));\n',
+        replace:
+          '    if (binding === undefined) {\n      deadline.check();\n      await link(versionFileAt, versionFile(nameDirs.dir, meta.version, "m"));\n      await request.publishGate;\n',
+      },
+    ],
+  },
+  {
+    slug: "replay-finishes-before-gate",
+    group: "publication",
+    bug: "a keyed retry that finds its key bound to an unpublished version publishes it without waiting for its publishGate",
+    patches: [
+      {
+        file: "publication.ts",
+        find: "    await staging.request.publishGate; // a replay may finish the binding's publication\n",
+        replace: "",
+      },
+    ],
+  },
 ];
 
 /**
