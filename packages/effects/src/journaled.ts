@@ -122,14 +122,22 @@ export class JournaledArtifacts {
     this.#correlation = opts.correlation as JournaledOptions["correlation"];
   }
 
+  /**
+   * Writes the intent and starts the put at once: the put does all it can before its
+   * publication, then waits for the intent (its publishGate), so the two rounds of syncs
+   * overlap, and a version never exists before the intent that accounts for it.
+   */
   async put(
     name: string,
     data: Uint8Array,
     options: JournaledPutOptions = {},
   ): Promise<JournaledEffect> {
-    const { effectId, correlation, ...putOptions } = options;
+    const { effectId = randomUUID(), correlation, ...putOptions } = options;
     if (putOptions.idempotencyKey !== undefined) {
       throw invalidArgument("idempotencyKey", "a journaled put uses its effect id as the key");
+    }
+    if (putOptions.publishGate !== undefined) {
+      throw invalidArgument("publishGate", "a journaled put publishes once its intent is durable");
     }
     if (!(data instanceof Uint8Array)) throw invalidArgument("data", "must be a Uint8Array");
     const requestDigest = sha256Hex(
@@ -143,10 +151,27 @@ export class JournaledArtifacts {
       }),
     );
     const started = Date.now();
-    const record = await this.#intend("put", name, requestDigest, undefined, effectId, correlation);
-    return this.#perform(record, started, putOptions, (timeoutMs) =>
-      this.#bound.put(name, data, { ...putOptions, timeoutMs, idempotencyKey: record.effectId }),
+    const intent = this.#intend("put", name, requestDigest, undefined, effectId, correlation);
+    // Past the lease's margin a reconciler may judge the effect first: then publish nothing.
+    const publishGate = intent.then(() => this.#checkLease(started, "publication"));
+    publishGate.catch(() => {}); // the put waits on it; a put refused before that does not
+    const call = this.#start(started, putOptions, (timeoutMs) =>
+      this.#bound.put(name, data, {
+        ...putOptions,
+        timeoutMs,
+        idempotencyKey: effectId,
+        publishGate,
+      }),
     );
+    call.catch(() => {}); // awaited once the intent is written; it may fail first
+    let record: EffectRecord;
+    try {
+      record = await intent;
+    } catch (error) {
+      await call.catch(() => {}); // its gate refused: it published nothing
+      throw error;
+    }
+    return this.#perform(record, call);
   }
 
   /** Deletes one exact version ("latest" is resolved first, and that version is recorded). */
@@ -174,7 +199,7 @@ export class JournaledArtifacts {
     const requestDigest = sha256Hex(JSON.stringify({ operation: "delete", name, ...target }));
     const started = Date.now();
     const record = await this.#intend("delete", name, requestDigest, target, effectId, correlation);
-    return this.#perform(record, started, requestOptions, async (timeoutMs) => {
+    const call = this.#start(started, requestOptions, async (timeoutMs) => {
       const [effect] = await this.#bound.delete(name, target.version, {
         ...requestOptions,
         timeoutMs,
@@ -182,6 +207,7 @@ export class JournaledArtifacts {
       if (effect === undefined) throw invalidArgument("selector", "nothing was deleted");
       return effect;
     });
+    return this.#perform(record, call);
   }
 
   /**
@@ -239,23 +265,32 @@ export class JournaledArtifacts {
     );
   }
 
-  /** The service call and the applied record, with the outcome of each failure classified. */
-  async #perform(
-    record: EffectRecord,
+  /** Fails when the lease, less its margin, has run out since `started`. */
+  #checkLease(started: number, before: string): number {
+    const budget = Math.floor(this.#leaseMs * (1 - LEASE_MARGIN)) - (Date.now() - started);
+    if (budget < 1) throw invalidArgument("leaseMs", `the lease ran out before the ${before}`);
+    return budget;
+  }
+
+  /** Starts the service call with a deadline that ends inside the lease. */
+  async #start(
     started: number,
     options: RequestOptions,
     call: (timeoutMs: number) => Promise<ArtifactEffect>,
-  ): Promise<JournaledEffect> {
+  ): Promise<ArtifactEffect> {
+    // Validated (a fraction rounded up) before the cut, so a bad timeout is named as such
+    // rather than as a lease that ran out.
+    const asked = parseTimeoutMs(options.timeoutMs) ?? MAX_TIMEOUT_MS;
+    return call(Math.min(asked, this.#checkLease(started, "call")));
+  }
+
+  /** The started service call and the applied record, each failure's outcome classified. */
+  async #perform(record: EffectRecord, call: Promise<ArtifactEffect>): Promise<JournaledEffect> {
     const { effectId } = record;
     const token = record.lease.fencingToken;
-    const budget = Math.floor(this.#leaseMs * (1 - LEASE_MARGIN)) - (Date.now() - started);
     let effect: ArtifactEffect;
     try {
-      // Validated (a fraction rounded up) before the cut, so a bad timeout is named as such
-      // rather than as a lease that ran out.
-      const timeoutMs = Math.min(parseTimeoutMs(options.timeoutMs) ?? MAX_TIMEOUT_MS, budget);
-      if (timeoutMs < 1) throw invalidArgument("leaseMs", "the lease ran out before the call");
-      effect = await call(timeoutMs);
+      effect = await call;
     } catch (error) {
       if (isArtifactError(error) && NOTHING_CHANGED.has(error.code)) {
         // Nothing happened; if even this cannot be recorded, the reconciler will see so.

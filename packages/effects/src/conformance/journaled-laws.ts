@@ -8,6 +8,7 @@ import { expect } from "vitest";
 import { artifactEffectHandler } from "../artifact-handler.js";
 import { journalArtifacts } from "../journaled.js";
 import type { EffectHandler } from "../reconcile.js";
+import type { EffectJournal } from "../types.js";
 import { expectField, refusalOf } from "./refusal-laws.js";
 import { type EffectJournalConformanceOptions, LEASE, type Register, SCOPE } from "./support.js";
 import { bytes, lossyService, overriding, receiptOf, type World, withWorld } from "./world.js";
@@ -226,7 +227,7 @@ function afterFirstHead(service: ArtifactService, then: () => Promise<unknown>):
 
 /**
  * A delete records the version it read and removes exactly that one, whatever lands or goes
- * between its read and its call; a retry of a journaled write under its effect id writes
+ * between its read and its call; a retry of a journaled write under its effect id publishes
  * nothing more; a lease too short for any call is refused before the call.
  */
 async function writesBetweenTheirSteps(world: World) {
@@ -253,7 +254,8 @@ async function writesBetweenTheirSteps(world: World) {
     target: receiptOf(gone),
   });
 
-  // Retried under the same effect id after a lost reply: refused before reaching the service.
+  // Retried under the same effect id after a lost reply: the intent is refused, so the put,
+  // held by it (its publishGate), publishes nothing.
   const lossy = lossyService(service);
   const retrying = journalArtifacts(lossy.service, SCOPE, { journal, ...LEASE });
   lossy.state.lose = true;
@@ -273,6 +275,80 @@ async function writesBetweenTheirSteps(world: World) {
   await refusalOf(() => service.head(SCOPE, "hasty"), "the hasty put landed");
 }
 
+/**
+ * The service, whose puts report (`reached`) when they start to wait on their publishGate.
+ * A writer that does not start its put before its intent is recorded never reaches it while
+ * the intent is held: the law then fails at the test's timeout.
+ */
+function watchingGates(service: ArtifactService) {
+  let reach = () => {};
+  const reached = new Promise<void>((resolve) => {
+    reach = resolve;
+  });
+  const watched = overriding(service, "put", (...[scope, name, data, options]: PutArgs) => {
+    const gate = options?.publishGate;
+    // A put that publishes without a gate "reaches" it once done: the law then sees it listed.
+    if (gate === undefined) return service.put(scope, name, data, options).finally(reach);
+    const publishGate: PromiseLike<unknown> = {
+      // biome-ignore lint/suspicious/noThenProperty: a gate is a thenable; its then says the put waits
+      then(onOpened, onRefused) {
+        reach();
+        return gate.then(onOpened, onRefused);
+      },
+    };
+    return service.put(scope, name, data, { ...options, publishGate });
+  });
+  return { service: watched, reached };
+}
+type PutArgs = Parameters<ArtifactService["put"]>;
+
+/** The journal, whose intents wait for `release` (and fail with what it is given, if anything). */
+function holdingIntents(journal: EffectJournal) {
+  let release: (failure?: Error) => void = () => {};
+  const released = new Promise<Error | undefined>((resolve) => {
+    release = resolve;
+  });
+  const held = overriding(
+    journal,
+    "intend",
+    async (...args: Parameters<EffectJournal["intend"]>) => {
+      const failure = await released;
+      if (failure) throw failure;
+      return journal.intend(...args);
+    },
+  );
+  return { journal: held, release };
+}
+
+/**
+ * A journaled put starts its put beside its intent, but the version is published only once
+ * the intent is recorded: while the intent is held, the put waits at its gate and nothing is
+ * listed; when the intent fails, nothing is published and the journal's error is the answer.
+ */
+async function putsWaitForTheirIntent({ journal, peer, service }: World) {
+  for (const failure of [undefined, new ArtifactError("unavailable", "the journal is down")]) {
+    const name = failure ? "intent-failed" : "intent-held";
+    const gates = watchingGates(service);
+    const intents = holdingIntents(journal);
+    const writer = journalArtifacts(gates.service, SCOPE, { journal: intents.journal, ...LEASE });
+    const put = writer.put(name, bytes(name), { effectId: name });
+    put.catch(() => {}); // judged below
+    await gates.reached;
+    expect((await service.listVersions(SCOPE, name)).items, name).toEqual([]);
+    expect(await peer.get(name), name).toBeUndefined();
+    intents.release(failure);
+    if (failure) {
+      expect(await refusalOf(() => put, name)).toBe(failure);
+      expect((await service.listVersions(SCOPE, name)).items, name).toEqual([]);
+      continue;
+    }
+    const { receipt } = await put;
+    const listed = (await service.listVersions(SCOPE, name)).items.map(receiptOf);
+    expect(listed).toEqual([receipt]);
+    expect(await peer.get(name)).toMatchObject({ phase: "applied", receipt });
+  }
+}
+
 export function journaledLaws(options: EffectJournalConformanceOptions, it: Register): void {
   it("journaled: a put the service refused changed nothing and is not_applied; any other failure is pending", () =>
     withWorld(options, refusedPutsAreNotApplied));
@@ -286,4 +362,6 @@ export function journaledLaws(options: EffectJournalConformanceOptions, it: Regi
     withWorld(options, decidedCommitKeepsTheVersion));
   it("journaled: a delete removes the version it recorded whatever lands or goes meanwhile; a retried effect id writes nothing more; a lease too short is refused before the call", () =>
     withWorld(options, writesBetweenTheirSteps));
+  it("journaled: a put is started beside its intent and publishes only once the intent is recorded; a failed intent publishes nothing", () =>
+    withWorld(options, putsWaitForTheirIntent));
 }
