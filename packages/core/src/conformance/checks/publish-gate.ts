@@ -1,4 +1,4 @@
-import { type ArtifactErrorCode, capabilityDenied } from "../../errors.js";
+import { type ArtifactError, type ArtifactErrorCode, capabilityDenied } from "../../errors.js";
 import type { ArtifactMeta, ArtifactService, PutOptions, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
@@ -166,21 +166,19 @@ async function publishesNothingWhenRefused({ service }: LawContext) {
   }
 }
 
-/** A publishGate that is not a promise is invalid_argument, and nothing is written. */
+/** A publishGate that is not a promise is invalid_argument naming it, and nothing is written. */
 async function refusesGatesThatAreNotPromises({ service }: LawContext) {
   for (const gate of [5, "open", {}, null]) {
     const scope = freshScope("gate-invalid");
     const options = { publishGate: gate } as unknown as PutOptions;
-    await expectArtifactError(
+    const what = `a put with publishGate ${JSON.stringify(gate)}`;
+    const error = await expectArtifactError(
       () => service.put(scope, NAME, payload(4), options),
       "invalid_argument",
-      `a put with publishGate ${JSON.stringify(gate)}`,
+      what,
     );
-    await expectNothingPublished(
-      service,
-      scope,
-      `after a put with publishGate ${JSON.stringify(gate)}`,
-    );
+    expectEqual((error as ArtifactError).detail.field, "publishGate", `${what}: detail.field`);
+    await expectNothingPublished(service, scope, `after ${what}`);
   }
 }
 
@@ -197,7 +195,7 @@ export const publishGateLaws = [
   ),
   check(
     "publication",
-    "a publishGate that is not a promise is invalid_argument and writes nothing",
+    "a publishGate that is not a promise is invalid_argument naming it (detail.field) and writes nothing",
     refusesGatesThatAreNotPromises,
   ),
 ];
