@@ -103,6 +103,7 @@ it("a process that lagged behind two rolls writes into the newest segment", asyn
   expect(await segments(root)).toEqual(["0000000003.log"]);
   await lagging.intend(intentOf("late"), lease);
   await lagging.markApplied("old", 1, receipt);
+  expect(await segments(root)).toEqual(["0000000003.log"]);
   expect(await peer.get("late")).toMatchObject({ phase: "intended" });
   expect(await peer.get("old")).toMatchObject({ phase: "applied" });
   expect((await openJournal(root).list()).length).toBe(2);
@@ -133,8 +134,8 @@ it("prune compacts a log that is mostly history, and the state survives the roll
   expect(await peer.get("open")).toMatchObject({ phase: "applied" });
 });
 
-it("carries a journal of the layout before the log, torn newest revisions included", async () => {
-  const root = await newRoot();
+/** Writes effects as the layout before the log kept them: a directory of numbered revisions. */
+function oldLayout(root: string) {
   const record = (effectId: string, phase: string, extra = {}) =>
     JSON.stringify({
       ...intentOf(effectId),
@@ -152,6 +153,12 @@ it("carries a journal of the layout before the log, torn newest revisions includ
       await writeFile(join(root, "effects", effectId, name), text);
     }
   };
+  return { record, old };
+}
+
+it("carries a journal of the layout before the log, torn newest revisions included", async () => {
+  const root = await newRoot();
+  const { record, old } = oldLayout(root);
   await old("applied", [record("applied", "intended"), record("applied", "applied", { receipt })]);
   await old("torn-newest", [record("torn-newest", "intended"), '{"effectId":"to']);
   await old("only-torn", [""]);
@@ -171,6 +178,26 @@ it("carries a journal of the layout before the log, torn newest revisions includ
   expect(await journal.markApplied("torn-newest", 1, receipt)).toMatchObject({ phase: "applied" });
   expect(await readdir(root)).toEqual(["log"]);
   expect(await openJournal(root).get("torn-newest")).toMatchObject({ phase: "applied" });
+});
+
+// Processes opening an old journal at once all carry what they find; one that read an effect
+// before another process changed or pruned it carries a stale copy, which must change nothing.
+it("a late carry neither undoes a change nor brings back a pruned effect", async () => {
+  const root = await newRoot();
+  const { record, old } = oldLayout(root);
+  const stale = async () => {
+    await old("changed", [record("changed", "intended")]);
+    await old("pruned", [record("pruned", "committed")]);
+  };
+  await stale();
+  const journal = openJournal(root);
+  await journal.markApplied("changed", 1, receipt);
+  expect(await journal.prune({ olderThan: Date.now() + 1, limit: 10 })).toEqual({ pruned: 1 });
+  await stale(); // what a slower process still carries
+  const late = openJournal(root);
+  expect(await late.list()).toEqual([expect.objectContaining({ effectId: "changed" })]);
+  expect(await journal.get("changed")).toMatchObject({ phase: "applied", receipt });
+  expect(await journal.get("pruned")).toBeUndefined();
 });
 
 it("a closed journal leaves its log and nothing else", async () => {

@@ -27,13 +27,11 @@ async function readOldEffect(
     .filter((digits): digits is string => digits !== undefined)
     .map(Number)
     .sort((a, b) => b - a);
-  const newest = revisions[0];
   for (const revision of revisions) {
     const name = `${String(revision).padStart(10, "0")}.json`;
     try {
       const record = JSON.parse(await readFile(join(dir, name), "utf8")) as EffectRecord;
-      // The next change must go above every revision the old layout held.
-      if (record?.effectId === effectId) return { record, revision: newest ?? revision };
+      if (record?.effectId === effectId) return { record, revision };
     } catch {
       // torn: the revision below is the state
     }

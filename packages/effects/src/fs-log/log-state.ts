@@ -1,5 +1,19 @@
+import { corruptArtifact } from "@artifact-kit/core";
 import type { Stored } from "../journal-base.js";
-import type { Frame } from "./frames.js";
+import type { Frame, FrameChange } from "./frames.js";
+
+function isKnownChange(change: unknown): change is FrameChange {
+  if (typeof change !== "object" || change === null) return false;
+  const { kind, record, effectId } = change as {
+    kind?: unknown;
+    record?: { effectId?: unknown };
+    effectId?: unknown;
+  };
+  if (kind === "create" || kind === "swap" || kind === "carry") {
+    return typeof record?.effectId === "string";
+  }
+  return kind === "seal" || (kind === "remove" && typeof effectId === "string");
+}
 
 /** What a frame did: taken, refused by the rule of its kind, or too late (after the seal). */
 export type FrameOutcome = "applied" | "void" | "sealed";
@@ -34,7 +48,12 @@ export class LogState {
   }
 
   #take({ change }: Frame): FrameOutcome {
-    switch (change?.kind) {
+    if (!isKnownChange(change)) {
+      // Whole (its digest matches) yet of no kind this version knows: written by a later
+      // version. Replaying past it could make this process disagree with that one.
+      throw corruptArtifact("the journal holds a change this version cannot read", {});
+    }
+    switch (change.kind) {
       case "create": {
         const { effectId } = change.record;
         if (this.effects.has(effectId)) return "void";
@@ -60,9 +79,6 @@ export class LogState {
       case "seal":
         this.#sealed = true;
         return "applied";
-      default:
-        // Written by a later layout this version does not know: it changes nothing here.
-        return "void";
     }
   }
 }
