@@ -32,7 +32,12 @@ export class FsEffectJournal extends JournalBase {
     }
     super(clock);
     this.#log = EffectLog.open(join(root, "log")).then(async (log) => {
-      await carryOldLayout(root, log);
+      try {
+        await carryOldLayout(root, log);
+      } catch (error) {
+        await log.close().catch(() => {});
+        throw error;
+      }
       return log;
     });
     this.#log.catch(() => {}); // reported by the first call instead

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, link, lstat, mkdir, open, readdir, rm, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { unavailable } from "@artifact-kit/core";
 import type { Stored } from "../journal-base.js";
 import { encodeFrame, type FrameChange, nextFrameAfter, parseFrame } from "./frames.js";
@@ -13,8 +13,15 @@ const segmentFile = (segment: number) => `${String(segment).padStart(10, "0")}.l
 const SEGMENT_FLAGS = constants.O_RDWR | constants.O_APPEND;
 /** A segment being written in full (a roll) younger than this may still be linked: kept. */
 const STAGING_GRACE_MS = 60_000;
-/** Below this many frames a segment is never rolled: the copy would save nothing worth it. */
-const MIN_ROLL_FRAMES = 4096;
+/**
+ * For the power-loss trials only: rolls at a few frames, so that cuts land in rolls; and no
+ * sync at all, to prove that the trials find what a missing sync loses.
+ */
+export const testOnlyLog = {
+  /** Below this many frames a segment is never rolled: the copy would save nothing worth it. */
+  minRollFrames: 4096,
+  skipSync: false,
+};
 const READ_CHUNK_BYTES = 256 * 1024;
 
 function errorCode(error: unknown): string | undefined {
@@ -74,9 +81,14 @@ export class EffectLog {
   }
 
   static async open(dir: string): Promise<EffectLog> {
-    await mkdir(dir, { recursive: true });
+    await makeDurableDirectory(dir);
     const log = new EffectLog(dir, await openOrCreateFirst(dir));
-    await log.catchUp();
+    try {
+      await log.catchUp();
+    } catch (error) {
+      await log.close().catch(() => {});
+      throw error;
+    }
     return log;
   }
 
@@ -121,6 +133,7 @@ export class EffectLog {
    * was linked.
    */
   async #syncFrameIn(segment: Segment): Promise<void> {
+    if (testOnlyLog.skipSync) return;
     try {
       await segment.handle.datasync();
     } catch (error) {
@@ -148,7 +161,7 @@ export class EffectLog {
   /** Starts a new segment from the current state when that would shed most of the log. */
   async compact(): Promise<void> {
     await this.catchUp();
-    if (!this.#state.worthRolling(MIN_ROLL_FRAMES)) return;
+    if (!this.#state.worthRolling(testOnlyLog.minRollFrames)) return;
     await this.append({ kind: "seal" }, false);
   }
 
@@ -308,6 +321,19 @@ async function openSegment(path: string): Promise<FileHandle | undefined> {
   }
 }
 
+/**
+ * Makes `dir` and any missing parent, each made durable in its parent: a directory's entry
+ * is lost with the power until the directory holding it is synced.
+ */
+async function makeDurableDirectory(dir: string): Promise<void> {
+  const first = await mkdir(dir, { recursive: true });
+  if (first === undefined) return;
+  for (let made = dir; ; made = dirname(made)) {
+    await syncDirectory(dirname(made));
+    if (made === first) return;
+  }
+}
+
 /** The highest segment numbered above `above`; undefined when there is none. */
 async function openNewestSegment(dir: string, above: number): Promise<Segment | undefined> {
   for (;;) {
@@ -332,7 +358,12 @@ async function openOrCreateFirst(dir: string): Promise<Segment> {
     try {
       const flags = SEGMENT_FLAGS | constants.O_CREAT | constants.O_EXCL;
       const handle = await open(join(dir, segmentFile(1)), flags);
-      await syncDirectory(dir);
+      try {
+        await syncDirectory(dir);
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
       return { number: 1, handle };
     } catch (error) {
       if (errorCode(error) !== "EEXIST") throw error; // another process made it first

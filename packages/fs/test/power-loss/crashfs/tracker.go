@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"math/rand"
 	"sync"
 	"syscall"
@@ -147,6 +148,17 @@ type survivorStats struct {
 	TornWrites int    `json:"tornWrites"`
 }
 
+// tornLength is where a torn write of `latest` ends, drawn at `cut`: never inside what an
+// fsync made durable when the file only grew since (appends do not unwrite synced bytes; a
+// file rewritten in place may tear anywhere). The draw is the same either way, so a seed
+// picks the same fates for every later file.
+func tornLength(cut int, durable, latest []byte) int {
+	if bytes.HasPrefix(latest, durable) && cut < len(durable) {
+		return len(durable)
+	}
+	return cut
+}
+
 // survivor is what the disk holds after the cut. In "drop" mode only what was synced;
 // in "subset" mode also a seeded random subset of the unsynced operations, replayed in
 // order (each one whole), and for each file written since its last fsync either its
@@ -192,7 +204,7 @@ func (t *tracker) survivor(mode string, seed int64, live func(file uint64) ([]by
 				img.data[file] = content
 				stats.KeptWrites++
 			case 2:
-				img.data[file] = content[:rng.Intn(len(content)+1)]
+				img.data[file] = content[:tornLength(rng.Intn(len(content)+1), img.data[file], content)]
 				stats.TornWrites++
 			}
 		}
