@@ -57,9 +57,10 @@ it("skips a torn append and unwritten blocks, and reads every whole change after
   const journal = openJournal(root);
   const first = await journal.intend(intentOf("before"), lease);
   const torn = frame({ change: { kind: "create", record: { ...first, effectId: "torn" } } });
-  // A writer killed mid-append leaves part of a frame; a power loss, blocks of zeros.
+  // A writer killed mid-append leaves part of a frame; a power loss, blocks of zeros (here
+  // more than a reader's window at once).
   await appendFile(segment(root, 1), torn.subarray(0, torn.byteLength - 5));
-  await appendFile(segment(root, 1), Buffer.alloc(4096));
+  await appendFile(segment(root, 1), Buffer.alloc(200 * 1024));
   await journal.intend(intentOf("after"), lease);
   expect(await journal.markApplied("before", 1, receipt)).toMatchObject({ phase: "applied" });
 

@@ -22,7 +22,11 @@ export const testOnlyLog = {
   minRollFrames: 4096,
   skipSync: false,
 };
-const READ_CHUNK_BYTES = 256 * 1024;
+/**
+ * What a catch-up reads at once: a change is a few hundred bytes, and a replay at open goes
+ * through a long log a window at a time, so memory stays bounded whatever the log's length.
+ */
+const READ_WINDOW_BYTES = 64 * 1024;
 
 function errorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error
@@ -74,6 +78,7 @@ export class EffectLog {
   /** Catch-ups run one at a time; one not started yet serves every caller that joins it. */
   #running: Promise<void> = Promise.resolve();
   #queued: Promise<void> | undefined;
+  #window = Buffer.allocUnsafeSlow(READ_WINDOW_BYTES);
 
   private constructor(dir: string, segment: Segment) {
     this.#dir = dir;
@@ -207,12 +212,18 @@ export class EffectLog {
   }
 
   async #readNew(): Promise<void> {
+    let window = READ_WINDOW_BYTES;
     for (;;) {
       if (this.#state.sealed) await this.#advance();
-      const bytes = await this.#readFrom(this.#offset);
-      this.#offset += await this.#replay(bytes);
-      // What is appended after this read is for the next catch-up.
-      if (!this.#state.sealed) return;
+      const bytes = await this.#readWindow(this.#offset, window);
+      const consumed = await this.#replay(bytes);
+      this.#offset += consumed;
+      if (this.#state.sealed) continue;
+      // Short of the window: the end as of this read; what is appended after it is for the
+      // next catch-up. A full one with not one frame replayed holds a frame (or bytes that are
+      // none) longer than the window: read a wider one.
+      if (bytes.byteLength < window) return;
+      window = consumed === 0 ? window * 2 : READ_WINDOW_BYTES;
     }
   }
 
@@ -244,17 +255,14 @@ export class EffectLog {
     return at;
   }
 
-  async #readFrom(offset: number): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let position = offset;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-      const { bytesRead } = await this.#segment.handle.read(chunk, 0, chunk.byteLength, position);
-      chunks.push(chunk.subarray(0, bytesRead));
-      position += bytesRead;
-      if (bytesRead < chunk.byteLength) break; // the end, as of this read
-    }
-    return Buffer.concat(chunks);
+  /**
+   * Up to `length` bytes at `offset`, in a buffer this log reuses: a replay keeps nothing of
+   * the bytes it parses, and catch-ups run one at a time.
+   */
+  async #readWindow(offset: number, length: number): Promise<Buffer> {
+    if (this.#window.byteLength < length) this.#window = Buffer.allocUnsafeSlow(length);
+    const { bytesRead } = await this.#segment.handle.read(this.#window, 0, length, offset);
+    return this.#window.subarray(0, bytesRead);
   }
 
   async #readRange(offset: number, length: number): Promise<Buffer> {
