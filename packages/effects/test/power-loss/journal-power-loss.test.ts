@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CrashFs, type CutMode, crashfsBinary } from "../../../fs/test/power-loss/crashfs.js";
+import {
+  CrashFs,
+  type CutMode,
+  crashfsBinary,
+  type TrialResult,
+  trialFailures,
+} from "../../../fs/test/power-loss/crashfs.js";
 import { testOnlyLog } from "../../src/fs-log/effect-log.js";
-import { runTrial, type TrialResult } from "./journal-trial.js";
+import { runTrial } from "./journal-trial.js";
 
 // Power-loss trials of the fs journal (journal-trial.ts) on crashfs, the FUSE filesystem of
 // @artifact-kit/fs's trials. Replay one with
@@ -41,14 +47,6 @@ async function runTrials(mode: CutMode, seeds: readonly number[]): Promise<Trial
   return results;
 }
 
-const failures = (results: readonly TrialResult[]) =>
-  results
-    .filter((r) => r.violations.length > 0)
-    .map(
-      (r) =>
-        `POWER_LOSS_MODE=${r.mode} POWER_LOSS_SEED=${r.seed} (cut in ${r.inFlight} on ${r.report.cutOn}): ${r.violations.join("; ")}`,
-    );
-
 function countBy(values: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
@@ -68,7 +66,7 @@ describe.each(["drop", "subset"] as const)("journal power cuts, %s mode", (mode)
         cutOn: countBy(results.map((r) => r.report.cutOn)),
       });
       if (REPLAY_SEED !== undefined) console.log(JSON.stringify(results.map((r) => r.report)));
-      expect(failures(results)).toEqual([]);
+      expect(trialFailures(results)).toEqual([]);
       // The cuts must land inside intents and prunes (which compact), not only between calls.
       if (REPLAY_SEED === undefined && TRIALS >= 20) {
         expect(inFlight.intend ?? 0).toBeGreaterThan(TRIALS / 10);

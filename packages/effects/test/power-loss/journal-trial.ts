@@ -1,5 +1,5 @@
 import { isArtifactError } from "@artifact-kit/core";
-import type { CrashFs, CutMode, CutReport } from "../../../fs/test/power-loss/crashfs.js";
+import type { CrashFs, CutMode, TrialResult } from "../../../fs/test/power-loss/crashfs.js";
 // The seeded generator of the fault trials, from the workspace's test helpers.
 import { seededRandom } from "../../../test-proxy/src/seeded-random.js";
 import { type EffectRecord, FsEffectJournal } from "../../src/index.js";
@@ -22,15 +22,6 @@ interface Known {
   /** An applied mark acknowledged after it, which a cut may lose. */
   volatile?: EffectRecord | undefined;
   pruned: boolean;
-}
-
-export interface TrialResult {
-  readonly mode: CutMode;
-  readonly seed: number;
-  readonly acknowledged: number;
-  readonly inFlight: string;
-  readonly report: CutReport;
-  readonly violations: string[];
 }
 
 interface Run {

@@ -23,6 +23,28 @@ export interface CutReport {
 
 export type CutMode = "drop" | "subset";
 
+/** One power-loss trial: its seed, what happened, and every property it found broken. */
+export interface TrialResult {
+  readonly mode: CutMode;
+  readonly seed: number;
+  readonly acknowledged: number;
+  /** The step in flight when the power was cut ("idle": every step was acknowledged). */
+  readonly inFlight: string;
+  readonly report: CutReport;
+  /** Each starts with its kind: lost, undone, torn, reused, garbage, listing, broken. */
+  readonly violations: string[];
+}
+
+/** One line per trial that found something broken, with what replays it. */
+export function trialFailures(results: readonly TrialResult[]): string[] {
+  return results
+    .filter((r) => r.violations.length > 0)
+    .map(
+      (r) =>
+        `POWER_LOSS_MODE=${r.mode} POWER_LOSS_SEED=${r.seed} (cut in ${r.inFlight} on ${r.report.cutOn}): ${r.violations.join("; ")}`,
+    );
+}
+
 /**
  * The path of the crashfs binary: CRASHFS_BIN (as .ci/run exports it), or built and checked
  * by the start script, which fails with the reason when this machine cannot mount it.

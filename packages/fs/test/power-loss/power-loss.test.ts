@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testOnlySwitches } from "../../src/io.js";
 import { testOnlyNameOrder } from "../../src/name-order.js";
-import { CrashFs, type CutMode, crashfsBinary } from "./crashfs.js";
-import { runTrial, type TrialResult } from "./trial.js";
+import {
+  CrashFs,
+  type CutMode,
+  crashfsBinary,
+  type TrialResult,
+  trialFailures,
+} from "./crashfs.js";
+import { runTrial } from "./trial.js";
 
 // Power-loss trials: a writer puts (half of its whole puts with an idempotency key), uploads
 // and deletes through crashfs, the power is cut at a random mutating operation, and the store
@@ -92,22 +98,13 @@ function summary(results: readonly TrialResult[]) {
   };
 }
 
-function failures(results: readonly TrialResult[]): string[] {
-  return results
-    .filter((r) => r.violations.length > 0)
-    .map(
-      (r) =>
-        `POWER_LOSS_MODE=${r.mode} POWER_LOSS_SEED=${r.seed} (cut in ${r.inFlight} on ${r.report.cutOn}): ${r.violations.join("; ")}`,
-    );
-}
-
 describe.each(["drop", "subset"] as const)("power cuts, %s mode", (mode) => {
   it.runIf(seedsFor(mode).length > 0)(
     `every acknowledged put survives ${seedsFor(mode).length} power cuts`,
     async () => {
       const results = await runTrials(mode, seedsFor(mode));
       console.log(`power-loss ${mode}, POWER_LOSS_FIRST_SEED=${FIRST_SEED}:`, summary(results));
-      expect(failures(results)).toEqual([]);
+      expect(trialFailures(results)).toEqual([]);
       // The cuts must land inside puts, uploads and deletes, not only between steps (checked
       // on runs large enough for the shares to be stable).
       const inFlight = summary(results).inFlight;

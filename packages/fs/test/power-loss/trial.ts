@@ -4,7 +4,7 @@ import { isArtifactError } from "@artifact-kit/core";
 import { seededRandom } from "@artifact-kit/test-proxy";
 import { FsArtifactService } from "../../src/index.js";
 import { walk } from "../processes.js";
-import type { CrashFs, CutMode, CutReport } from "./crashfs.js";
+import type { CrashFs, CutMode, TrialResult } from "./crashfs.js";
 import { LARGE_UPLOAD_BYTES, NAMES, payload, SCOPES, type Step, writerScript } from "./script.js";
 import {
   keyOf,
@@ -14,18 +14,6 @@ import {
   runWriter,
   type WriterResult,
 } from "./writer.js";
-
-/** One power-loss trial: its seed, what happened, and every property it found broken. */
-export interface TrialResult {
-  readonly mode: CutMode;
-  readonly seed: number;
-  readonly acknowledged: number;
-  /** The step in flight when the power was cut ("idle": every step was acknowledged). */
-  readonly inFlight: string;
-  readonly report: CutReport;
-  /** Each starts with its kind: lost, undone, torn, reused, garbage, listing, broken. */
-  readonly violations: string[];
-}
 
 const open = (root: string) => FsArtifactService.open({ root, maxScanEntries: 1_000 });
 
