@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { unavailable } from "@artifact-kit/core";
 import type { Stored } from "../journal-base.js";
 import { encodeFrame, type FrameChange, nextFrameAfter, parseFrame } from "./frames.js";
+import { errorCode, syncDirectory } from "./fs-calls.js";
 import { type FrameOutcome, LogState } from "./log-state.js";
 
 const SEGMENT_FILE = /^(\d{10})\.log$/;
@@ -27,21 +28,6 @@ export const testOnlyLog = {
  * through a long log a window at a time, so memory stays bounded whatever the log's length.
  */
 const READ_WINDOW_BYTES = 64 * 1024;
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error
-    ? String((error as { code: unknown }).code)
-    : undefined;
-}
-
-async function syncDirectory(path: string): Promise<void> {
-  const handle = await open(path, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 interface Segment {
   readonly number: number;

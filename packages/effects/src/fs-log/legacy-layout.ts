@@ -2,6 +2,7 @@ import { opendir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { EffectRecord } from "../types.js";
 import type { EffectLog } from "./effect-log.js";
+import { errorCode } from "./fs-calls.js";
 
 // Journals written before the log kept one directory per effect under effects/, holding
 // numbered revisions (`0000000001.json`, ...): the state was the newest revision that parses,
@@ -10,12 +11,6 @@ import type { EffectLog } from "./effect-log.js";
 // Processes of the version before must be stopped first: they would keep writing there.
 
 const REVISION_FILE = /^(\d{10})\.json$/;
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error
-    ? String((error as { code: unknown }).code)
-    : undefined;
-}
 
 /** An effect's newest whole revision in the old layout; undefined when it has none. */
 async function readOldEffect(
