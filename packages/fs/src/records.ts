@@ -3,9 +3,11 @@ import { type ArtifactErrorDetail, corruptArtifact } from "@artifact-kit/core";
 import {
   errorCode,
   openForRead,
+  readAt,
   readExactly,
   readStoreDirectory,
   releaseInBackground,
+  statOf,
 } from "./io.js";
 
 // Checked reads of the store's own files and directories: every surprise (a foreign file
@@ -42,7 +44,6 @@ export function parseFormatRecord(
   return record;
 }
 
-/** Opens a regular file without following links, with its size; undefined if absent. */
 /** What opening a store file without following links fails with when it is no regular file. */
 const NOT_A_REGULAR_FILE = new Set(["ELOOP", "EISDIR", "ENOTDIR", "ENXIO"]);
 
@@ -71,7 +72,7 @@ export async function openChecked(
   const handle = await openStoreFile(path, what, detail);
   if (!handle) return undefined;
   try {
-    const stats = await handle.stat();
+    const stats = await statOf(handle);
     if (!stats.isFile()) throw corruptArtifact(`${what} is not a regular file`, detail);
     return { handle, size: stats.size };
   } catch (error) {
@@ -97,8 +98,8 @@ export async function openCheckedWithFirst(
   try {
     const buffer = Buffer.allocUnsafeSlow(firstRead);
     const [stats, read] = await Promise.allSettled([
-      handle.stat(),
-      handle.read(buffer, 0, firstRead, 0),
+      statOf(handle),
+      readAt(handle, buffer, 0, firstRead, 0),
     ]);
     if (stats.status === "rejected") throw stats.reason;
     if (!stats.value.isFile()) throw corruptArtifact(`${what} is not a regular file`, detail);
