@@ -4,7 +4,6 @@ import { type ArtifactMeta, isArtifactError } from "@artifact-kit/core";
 import { allSettledOrFirstFailure, BlockDigester } from "@artifact-kit/core/adapter";
 import {
   isMissing,
-  openForRead,
   readExactly,
   readFileRange,
   releaseInBackground,
@@ -13,6 +12,7 @@ import {
   type WriteSettings,
 } from "./io.js";
 import { versionFile } from "./layout.js";
+import { ReadOnlyFile } from "./read-only-file.js";
 import {
   encodeTail,
   FIRST_READ_BYTES,
@@ -42,7 +42,7 @@ export async function isWholeBoundVersion(
   at: Pick<VersionAddress, "dir" | "version">,
   meta: Pick<ArtifactMeta, "size" | "sha256">,
 ): Promise<boolean> {
-  const handle = await openForRead(binding);
+  const handle = await ReadOnlyFile.open(binding);
   if (!handle) return false;
   try {
     const [stats, reservation] = await Promise.all([
@@ -111,7 +111,7 @@ export async function makeBindingDurable(
  * `<v>.m` and the binding) was durable before its publication, so either is damage.
  */
 export async function isTornBinding(binding: string): Promise<boolean> {
-  const handle = await openForRead(binding);
+  const handle = await ReadOnlyFile.open(binding);
   if (!handle) return false;
   try {
     const { nlink, size } = await handle.stat();

@@ -1,19 +1,9 @@
 import { createHash } from "node:crypto";
-import {
-  constants,
-  type Dirent,
-  fstat as fstatWithCallback,
-  lstat as lstatWithCallback,
-  read as readWithCallback,
-  type Stats,
-} from "node:fs";
+import { constants, type Dirent, lstat as lstatWithCallback } from "node:fs";
 import { type FileHandle, open, opendir, readdir, unlink } from "node:fs/promises";
 import { TRANSFER_BLOCK_BYTES } from "@artifact-kit/core";
+import type { ReadOnlyFile } from "./read-only-file.js";
 
-// O_NONBLOCK: opening a FIFO (or a device) planted in place of a store file must not wait for
-// a writer, which would hold one of libuv's few pool threads for good; the caller then
-// refuses whatever is not a regular file. Reads of regular files ignore the flag.
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 
 export function errorCode(error: unknown): string | undefined {
@@ -25,16 +15,6 @@ export function errorCode(error: unknown): string | undefined {
 export const isMissing = (error: unknown): boolean => errorCode(error) === "ENOENT";
 export const isTaken = (error: unknown): boolean => errorCode(error) === "EEXIST";
 
-/** Opens a regular file for reading without following a symbolic link; undefined if absent. */
-export async function openForRead(path: string): Promise<FileHandle | undefined> {
-  try {
-    return await open(path, READ_FLAGS);
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
-}
-
 /**
  * Closes a file without making the caller wait for it: one that was only read (the bytes are
  * already checked and in hand, and a failed close of a read-only descriptor loses nothing),
@@ -42,7 +22,7 @@ export async function openForRead(path: string): Promise<FileHandle | undefined>
  * file system a close reports nothing the write and the sync did not. One thread-pool round
  * trip less on the way to the publication.
  */
-export function releaseInBackground(handle: FileHandle): void {
+export function releaseInBackground(handle: { close(): Promise<void> }): void {
   handle.close().catch(() => {});
 }
 
@@ -50,7 +30,7 @@ export function releaseInBackground(handle: FileHandle): void {
  * Reads exactly `size` bytes from the start of `handle` into a buffer of its own
  * (never a pooled slice), or returns undefined when the file ends early.
  */
-export async function readExactly(handle: FileHandle, size: number): Promise<Buffer | undefined> {
+export async function readExactly(handle: ReadOnlyFile, size: number): Promise<Buffer | undefined> {
   const buffer = Buffer.allocUnsafeSlow(size);
   let offset = 0;
   while (offset < size) {
@@ -77,7 +57,7 @@ export const HASHED_READ_FIRST_BYTES = HASHED_READ_PIECE_BYTES;
  * the range when the caller has already read them, is copied rather than read again.
  */
 export async function readExactlyHashed(
-  handle: FileHandle,
+  handle: ReadOnlyFile,
   size: number,
   from = 0,
   known: Uint8Array = new Uint8Array(0),
@@ -85,7 +65,7 @@ export async function readExactlyHashed(
   const buffer = Buffer.allocUnsafeSlow(size);
   const hash = createHash("sha256");
   const readFrom = (at: number) =>
-    readAt(handle, buffer, at, Math.min(HASHED_READ_PIECE_BYTES, size - at), from + at);
+    handle.read(buffer, at, Math.min(HASHED_READ_PIECE_BYTES, size - at), from + at);
   let offset = Math.min(known.byteLength, size);
   let reading = offset < size ? readFrom(offset) : undefined;
   buffer.set(known.subarray(0, offset));
@@ -101,33 +81,6 @@ export async function readExactlyHashed(
   return { bytes: buffer, sha256: hash.digest("hex") };
 }
 
-// The reads of a get go through the handle's descriptor with callbacks: FileHandle.read and
-// FileHandle.stat cost promise machinery of their own, some 20-30 µs a call, which at the
-// five calls of a 1 MiB get is a tenth of the floor's time. The handle stays open, and owns
-// the descriptor, throughout.
-
-/** One read into `buffer` of an open file. */
-export function readAt(
-  handle: FileHandle,
-  buffer: Buffer,
-  offset: number,
-  length: number,
-  position: number,
-): Promise<{ bytesRead: number }> {
-  return new Promise((resolve, reject) => {
-    readWithCallback(handle.fd, buffer, offset, length, position, (error, bytesRead) =>
-      error ? reject(error) : resolve({ bytesRead }),
-    );
-  });
-}
-
-/** The status of an open file. */
-export function statOf(handle: FileHandle): Promise<Stats> {
-  return new Promise((resolve, reject) => {
-    fstatWithCallback(handle.fd, (error, stats) => (error ? reject(error) : resolve(stats)));
-  });
-}
-
 /** Pieces of a streamed read, each in a buffer of its own: one transfer block. */
 const READ_PIECE_BYTES = TRANSFER_BLOCK_BYTES;
 
@@ -136,7 +89,7 @@ const READ_PIECE_BYTES = TRANSFER_BLOCK_BYTES;
  * the one before (one piece ahead, so at most two in memory); ends early if the file does.
  */
 export async function* readFileRange(
-  handle: FileHandle,
+  handle: ReadOnlyFile,
   start: number,
   end: number,
 ): AsyncGenerator<Uint8Array> {

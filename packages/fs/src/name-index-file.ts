@@ -1,6 +1,6 @@
-import type { FileHandle } from "node:fs/promises";
 import { compareUtf8, corruptArtifact, sha256Hex, validateName } from "@artifact-kit/core";
 import { readExactly } from "./io.js";
+import type { ReadOnlyFile } from "./read-only-file.js";
 import { isRecord, openChecked, parseJsonFile } from "./records.js";
 
 // One generation of a scope's ordered name index: an immutable file, written whole and
@@ -62,11 +62,11 @@ function damaged(reason: string, cause?: unknown) {
 /** Opens an index generation; undefined if it is gone (a newer one replaced it). */
 export async function openNameIndex(
   path: string,
-): Promise<{ handle: FileHandle; size: number } | undefined> {
+): Promise<{ handle: ReadOnlyFile; size: number } | undefined> {
   return openChecked(path, WHAT, { kind: "name-index" });
 }
 
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+async function readAt(handle: ReadOnlyFile, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafeSlow(length);
   let offset = 0;
   while (offset < length) {
@@ -78,7 +78,7 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
 }
 
 /** Reads and checks the header of an open index generation. */
-export async function readIndexHeader(handle: FileHandle, size: number): Promise<IndexHeader> {
+export async function readIndexHeader(handle: ReadOnlyFile, size: number): Promise<IndexHeader> {
   if (size < PREFIX_BYTES) throw damaged("is too short");
   const prefix = (await readExactly(handle, PREFIX_BYTES))?.toString("latin1") ?? "";
   const match = /^akni1 ([0-9]{10}) ([0-9a-f]{64})\n$/.exec(prefix);
@@ -119,7 +119,7 @@ export async function readIndexHeader(handle: FileHandle, size: number): Promise
 
 /** Reads one block and checks its SHA-256, its names and their order. */
 export async function readIndexBlock(
-  handle: FileHandle,
+  handle: ReadOnlyFile,
   header: IndexHeader,
   at: number,
 ): Promise<readonly string[]> {

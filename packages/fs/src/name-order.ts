@@ -1,4 +1,4 @@
-import { type FileHandle, link, mkdir } from "node:fs/promises";
+import { link, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { compareUtf8, corruptArtifact, isArtifactError, sha256Hex } from "@artifact-kit/core";
 import { indexAfter, indexFrom } from "@artifact-kit/core/adapter";
@@ -23,6 +23,7 @@ import {
   readIndexBlock,
   readIndexHeader,
 } from "./name-index-file.js";
+import type { ReadOnlyFile } from "./read-only-file.js";
 import { scanStoreDirectory } from "./records.js";
 import { readNameSlot } from "./slots.js";
 
@@ -305,7 +306,7 @@ export class NameOrder {
   /** The names of an open index generation from `start`, reading only the blocks needed. */
   async *#indexed(
     key: string,
-    { handle, size }: { handle: FileHandle; size: number },
+    { handle, size }: { handle: ReadOnlyFile; size: number },
     start: NameStart | undefined,
   ): AsyncGenerator<string> {
     let header = this.#headers.get(key);
@@ -327,7 +328,7 @@ export class NameOrder {
 
   async #block(
     key: string,
-    handle: FileHandle,
+    handle: ReadOnlyFile,
     header: IndexHeader,
     at: number,
   ): Promise<readonly string[]> {

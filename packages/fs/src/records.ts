@@ -1,14 +1,6 @@
-import type { FileHandle } from "node:fs/promises";
 import { type ArtifactErrorDetail, corruptArtifact } from "@artifact-kit/core";
-import {
-  errorCode,
-  openForRead,
-  readAt,
-  readExactly,
-  readStoreDirectory,
-  releaseInBackground,
-  statOf,
-} from "./io.js";
+import { errorCode, readExactly, readStoreDirectory, releaseInBackground } from "./io.js";
+import { ReadOnlyFile } from "./read-only-file.js";
 
 // Checked reads of the store's own files and directories: every surprise (a foreign file
 // type, an oversized record, bytes that are not UTF-8 JSON) is corrupt_artifact.
@@ -52,9 +44,9 @@ async function openStoreFile(
   path: string,
   what: string,
   detail: ArtifactErrorDetail,
-): Promise<FileHandle | undefined> {
+): Promise<ReadOnlyFile | undefined> {
   try {
-    return await openForRead(path);
+    return await ReadOnlyFile.open(path);
   } catch (error) {
     // Something else than a regular file sits there (a symbolic link, a directory in the
     // path): the store is corrupt. Any other failure (EIO, EMFILE, EACCES) is the disk's or
@@ -68,11 +60,11 @@ export async function openChecked(
   path: string,
   what: string,
   detail: ArtifactErrorDetail,
-): Promise<{ handle: FileHandle; size: number } | undefined> {
+): Promise<{ handle: ReadOnlyFile; size: number } | undefined> {
   const handle = await openStoreFile(path, what, detail);
   if (!handle) return undefined;
   try {
-    const stats = await statOf(handle);
+    const stats = await handle.stat();
     if (!stats.isFile()) throw corruptArtifact(`${what} is not a regular file`, detail);
     return { handle, size: stats.size };
   } catch (error) {
@@ -92,14 +84,14 @@ export async function openCheckedWithFirst(
   what: string,
   detail: ArtifactErrorDetail,
   firstRead: number,
-): Promise<{ handle: FileHandle; size: number; first: Buffer } | undefined> {
+): Promise<{ handle: ReadOnlyFile; size: number; first: Buffer } | undefined> {
   const handle = await openStoreFile(path, what, detail);
   if (!handle) return undefined;
   try {
     const buffer = Buffer.allocUnsafeSlow(firstRead);
     const [stats, read] = await Promise.allSettled([
-      statOf(handle),
-      readAt(handle, buffer, 0, firstRead, 0),
+      handle.stat(),
+      handle.read(buffer, 0, firstRead, 0),
     ]);
     if (stats.status === "rejected") throw stats.reason;
     if (!stats.value.isFile()) throw corruptArtifact(`${what} is not a regular file`, detail);

@@ -1,6 +1,6 @@
-import type { FileHandle } from "node:fs/promises";
 import { type ArtifactErrorDetail, type ArtifactMeta, corruptArtifact } from "@artifact-kit/core";
 import { blockCount, type DataDigest, newVersionRecord } from "@artifact-kit/core/adapter";
+import type { ReadOnlyFile } from "./read-only-file.js";
 import { sealRecord } from "./sealed-record.js";
 
 // The version file (format 2): one file that carries a version whole, written to its
@@ -101,7 +101,7 @@ export function versionFileBytes(meta: Pick<ArtifactMeta, "size">, payloadOffset
  * before (which the caller reads as a whole file).
  */
 export async function readVersionHead(
-  handle: FileHandle,
+  handle: ReadOnlyFile,
   first: Buffer,
   fileSize: number,
   maxRecordBytes: number,
@@ -134,7 +134,7 @@ export async function readVersionHead(
 
 /** The block digests a format 2 file carries after its payload, as text. */
 export async function readTail(
-  handle: FileHandle,
+  handle: ReadOnlyFile,
   payloadOffset: number,
   size: number,
 ): Promise<string> {

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { FileHandle } from "node:fs/promises";
 import {
   type ArtifactErrorDetail,
   type ArtifactMeta,
@@ -15,6 +14,7 @@ import {
   releaseInBackground,
 } from "./io.js";
 import { type ArtifactPaths, versionFile } from "./layout.js";
+import type { ReadOnlyFile } from "./read-only-file.js";
 import { openChecked, openCheckedWithFirst, readSmallFile } from "./records.js";
 import {
   FIRST_READ_BYTES,
@@ -36,7 +36,7 @@ const DIGEST_CHARS = 64;
 interface OpenedVersion {
   readonly meta: ArtifactMeta;
   /** The open file holding the payload, at [offset, offset + size). */
-  readonly data: { readonly handle: FileHandle; readonly offset: number; readonly size: number };
+  readonly data: { readonly handle: ReadOnlyFile; readonly offset: number; readonly size: number };
   readonly blocks: readonly string[] | undefined;
   /** The file's first bytes as read, which hold the whole payload of a small version. */
   readonly first: Buffer;
@@ -74,7 +74,7 @@ async function openRecordFile(
 
 /** A whole record of the format before format 2, from its first bytes and its handle. */
 async function legacyRecord(
-  opened: { handle: FileHandle; size: number; first: Buffer },
+  opened: { handle: ReadOnlyFile; size: number; first: Buffer },
   what: string,
   detail: ArtifactErrorDetail,
 ): Promise<Buffer> {
