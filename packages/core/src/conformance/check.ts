@@ -3,6 +3,7 @@ import { type ArtifactTransfer, hasTransfer } from "../transfer.js";
 import type { ArtifactMeta, ArtifactService, TransferCapabilities } from "../types.js";
 import { ConformanceFailure, fail } from "./expect.js";
 import { withinLawLimit } from "./law-limit.js";
+import { PendingCalls } from "./pending-calls.js";
 import {
   type ArtifactServiceConformanceOptions,
   reopenHolder,
@@ -168,9 +169,13 @@ export function bindLaw(
   return {
     name,
     run: async () => {
+      const pending = new PendingCalls();
       try {
-        return await withinLawLimit(options.testTimeoutMs, () =>
-          withSubject(create, (holder) => runLaw(law, options, create, holder)),
+        return await withinLawLimit(
+          options.testTimeoutMs,
+          () =>
+            withSubject(create, (holder) => runLaw(law, options, create, holder, pending), pending),
+          pending,
         );
       } catch (error) {
         throw new ConformanceFailure(
@@ -186,6 +191,7 @@ async function runLaw(
   options: ArtifactServiceConformanceOptions,
   create: () => Promise<ServiceSubject>,
   holder: ServiceHolder,
+  pending: PendingCalls,
 ): Promise<CheckOutcome> {
   const { subject } = holder;
   if (law.needs.includes("reopen") && !subject.reopen) {
@@ -232,7 +238,7 @@ async function runLaw(
       faults: subject.faults !== undefined,
       maintain: subject.maintain !== undefined,
     },
-    fresh: (body) => withSubject(create, body),
+    fresh: (body) => withSubject(create, body, pending),
     reopen: () => reopenHolder(holder),
     corrupt: (meta, offset) => {
       if (!subject.corrupt) throw new TypeError("the subject has no corrupt hook");

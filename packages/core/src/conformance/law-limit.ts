@@ -4,6 +4,7 @@
 
 import { settleWithin } from "../settle.js";
 import { ConformanceFailure } from "./expect.js";
+import type { PendingCalls } from "./pending-calls.js";
 
 /** The per-law limit when the options name none: minutes, for slow backends on busy machines. */
 export const DEFAULT_LAW_LIMIT_MS = 600_000;
@@ -13,12 +14,20 @@ export function vitestLimitMs(lawLimitMs: number | undefined): number {
   return (lawLimitMs ?? DEFAULT_LAW_LIMIT_MS) + 60_000;
 }
 
-/** `body`'s outcome, or a failure once `limitMs` passed with `body` still pending. */
-export function withinLawLimit<T>(limitMs: number | undefined, body: () => Promise<T>): Promise<T> {
+/**
+ * `body`'s outcome, or a failure once `limitMs` passed with `body` still pending, naming the
+ * calls `pending` watched that were still pending then.
+ */
+export function withinLawLimit<T>(
+  limitMs: number | undefined,
+  body: () => Promise<T>,
+  pending?: PendingCalls,
+): Promise<T> {
   const limit = limitMs ?? DEFAULT_LAW_LIMIT_MS;
   return settleWithin(body(), limit, () => {
+    const calls = pending ? `; pending: ${pending.describe()}` : "";
     throw new ConformanceFailure(
-      `the law did not settle within ${limit} ms: an operation of the service (or of the subject's hooks) never resolved or rejected`,
+      `the law did not settle within ${limit} ms: an operation of the service (or of the subject's hooks) never resolved or rejected${calls}`,
     );
   });
 }

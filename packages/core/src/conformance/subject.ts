@@ -1,5 +1,6 @@
 import type { ArtifactMeta, ArtifactService } from "../types.js";
 import type { FaultInjection } from "./faults/injection.js";
+import type { PendingCalls } from "./pending-calls.js";
 
 /**
  * A fresh, isolated service over storage of its own (a directory, a bucket prefix, a
@@ -98,12 +99,17 @@ export async function reopenHolder(holder: ServiceHolder): Promise<ArtifactServi
   return holder.service;
 }
 
-/** Runs `body` against a fresh subject and always closes and cleans it up. */
+/**
+ * Runs `body` against a fresh subject and always closes and cleans it up; with `pending`, the
+ * subject's services are watched by it (a hanging law's report names the call that hangs).
+ */
 export async function withSubject<T>(
   create: () => Promise<ServiceSubject>,
   body: (holder: ServiceHolder) => Promise<T>,
+  pending?: PendingCalls,
 ): Promise<T> {
-  const subject = await create();
+  const created = await create();
+  const subject = pending ? pending.watchSubject(created) : created;
   const holder: ServiceHolder = { service: subject.service, subject };
   try {
     return await body(holder);
