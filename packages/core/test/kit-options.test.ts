@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ARTIFACT_SERVICE_LAWS, artifactServiceChecks } from "../src/conformance/index.js";
-import { PendingCalls } from "../src/conformance/pending-calls.js";
+import { PendingCalls, SERVICE_SUBJECT_ROLES } from "../src/conformance/pending-calls.js";
+import { runStoreChecks } from "../src/conformance/run-store/index.js";
 import type { ArtifactService } from "../src/index.js";
+import type { RunStore } from "../src/run-store.js";
 
 // Which checks a kit run registers: `only` keeps those whose name contains its text, `omit`
 // drops those whose name contains one of its texts. Registering runs nothing.
@@ -106,16 +108,35 @@ describe("PendingCalls", () => {
   it("watches the services a subject's hooks open, and keeps every other hook", async () => {
     const pending = new PendingCalls();
     const corrupt = async () => {};
-    const subject = pending.watchSubject({
-      service: new Counter() as unknown as ArtifactService,
-      openAnother: async () => new Counter() as unknown as ArtifactService,
-      corrupt,
-    });
+    const subject = pending.watchSubject(
+      {
+        service: new Counter() as unknown as ArtifactService,
+        openAnother: async () => new Counter() as unknown as ArtifactService,
+        corrupt,
+      },
+      SERVICE_SUBJECT_ROLES,
+    );
     const another = (await subject.openAnother?.()) as unknown as Counter;
     void another.hang("x", new Uint8Array(0));
     expect(pending.describe()).toMatch(/^openAnother\.hang\("x", <0 bytes>\)/);
     expect(subject.corrupt).toBeTypeOf("function");
     expect(subject.reopen).toBeUndefined();
     expect("reopen" in subject).toBe(false);
+  });
+
+  it("names a run store's pending call in the run-store kit's report too", async () => {
+    const hanging = new Proxy(
+      {},
+      {
+        get: (_target, property) =>
+          property === "then" ? undefined : () => new Promise<never>(() => {}),
+      },
+    ) as RunStore;
+    const [first] = runStoreChecks({ create: async () => ({ store: hanging }), testTimeoutMs: 50 });
+    const outcome = await first?.run().then(
+      () => "settled",
+      (error: unknown) => String(error),
+    );
+    expect(outcome).toMatch(/did not settle within 50 ms: .*; pending: store\.\w+\(/);
   });
 });

@@ -2,6 +2,7 @@
 // a law that never settles says which call hangs (and since when), not only that one does:
 // for a third party's adapter that is where the bug is.
 
+import type { RunStoreSubject } from "./run-store/subject.js";
 import type { ServiceSubject } from "./subject.js";
 
 interface PendingCall {
@@ -42,29 +43,33 @@ export class PendingCalls {
     });
   }
 
-  /** `subject` with its service, and every service its hooks open, watched. */
-  watchSubject(subject: ServiceSubject): ServiceSubject {
-    const watched: { [K in keyof ServiceSubject]?: unknown } = {
-      service: this.watch(subject.service, "service"),
-    };
-    for (const [name, role] of Object.entries(HOOK_ROLES)) {
-      const key = name as keyof ServiceSubject;
-      const hook: unknown = subject[key];
-      if (hook === undefined || role === "service") continue;
-      if (typeof hook !== "function") {
-        watched[key] = hook;
-        continue;
+  /**
+   * `subject` with the object under test and every one its hooks open watched, its other
+   * hooks kept; `roles` says which member is which (SERVICE_SUBJECT_ROLES for the artifact
+   * kit, RUN_STORE_SUBJECT_ROLES for the run-store kit).
+   */
+  watchSubject<S extends object>(subject: S, roles: HookRoles<S>): S {
+    const watched: { [K in keyof S]?: unknown } = {};
+    for (const [name, role] of Object.entries(roles) as [keyof S & string, HookRole][]) {
+      const member: unknown = subject[name];
+      if (member === undefined) continue;
+      if (role === "watched") {
+        watched[name] = this.watch(member as object, name);
+      } else if (typeof member !== "function") {
+        watched[name] = member;
+      } else {
+        // Bound: a subject may be a class instance whose hooks use its own fields.
+        const call = () => member.call(subject) as unknown;
+        watched[name] =
+          role === "opens"
+            ? async () =>
+                this.watch((await this.track(`subject.${name}()`, call())) as object, name)
+            : role === "runs"
+              ? () => this.track(`subject.${name}()`, call())
+              : member.bind(subject);
       }
-      // Bound: a subject may be a class instance whose hooks use its own fields.
-      const call = () => hook.call(subject) as unknown;
-      watched[key] =
-        role === "opens"
-          ? async () => this.watch((await this.track(`subject.${key}()`, call())) as object, key)
-          : role === "runs"
-            ? () => this.track(`subject.${key}()`, call())
-            : hook.bind(subject);
     }
-    return watched as ServiceSubject;
+    return watched as S;
   }
 
   /** `result`, counted while it is a pending promise. */
@@ -92,11 +97,19 @@ export class PendingCalls {
 }
 
 /**
- * What watching does with each member of a subject: every member is named, so that a hook
- * added to ServiceSubject is a compile error here until it is decided, never silently dropped.
+ * What watching does with each member of a subject. Every member is named, so that a hook
+ * added to a subject's interface is a compile error here until it is decided, never dropped.
  */
-const HOOK_ROLES: { readonly [K in keyof Required<ServiceSubject>]: HookRole } = {
-  service: "service",
+export type HookRoles<S> = { readonly [K in keyof Required<S>]: HookRole };
+
+/**
+ * The object under test, a hook that opens another one (watched too), a hook whose own call
+ * is counted, or one kept as it is.
+ */
+type HookRole = "watched" | "opens" | "runs" | "as-is";
+
+export const SERVICE_SUBJECT_ROLES: HookRoles<ServiceSubject> = {
+  service: "watched",
   reopen: "opens",
   openAnother: "opens",
   openNeighbour: "opens",
@@ -106,8 +119,13 @@ const HOOK_ROLES: { readonly [K in keyof Required<ServiceSubject>]: HookRole } =
   cleanup: "as-is",
 };
 
-/** A service to watch, a hook that opens one, a hook whose own call is counted, or neither. */
-type HookRole = "service" | "opens" | "runs" | "as-is";
+export const RUN_STORE_SUBJECT_ROLES: HookRoles<RunStoreSubject> = {
+  store: "watched",
+  reopen: "opens",
+  peer: "opens",
+  sibling: "opens",
+  cleanup: "as-is",
+};
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as Partial<PromiseLike<unknown>> | null)?.then === "function";

@@ -1,6 +1,6 @@
 import type { ArtifactMeta, ArtifactService } from "../types.js";
 import type { FaultInjection } from "./faults/injection.js";
-import type { PendingCalls } from "./pending-calls.js";
+import { type PendingCalls, SERVICE_SUBJECT_ROLES } from "./pending-calls.js";
 
 /**
  * A fresh, isolated service over storage of its own (a directory, a bucket prefix, a
@@ -109,7 +109,7 @@ export async function withSubject<T>(
   pending?: PendingCalls,
 ): Promise<T> {
   const created = await create();
-  const subject = pending ? pending.watchSubject(created) : created;
+  const subject = pending ? pending.watchSubject(created, SERVICE_SUBJECT_ROLES) : created;
   const holder: ServiceHolder = { service: subject.service, subject };
   try {
     return await body(holder);

@@ -10,6 +10,7 @@ import {
 } from "../check.js";
 import { ConformanceFailure } from "../expect.js";
 import { withinLawLimit } from "../law-limit.js";
+import { PendingCalls, RUN_STORE_SUBJECT_ROLES } from "../pending-calls.js";
 import {
   type RunStoreConformanceOptions,
   type RunStoreHolder,
@@ -82,9 +83,18 @@ export function bindRunStoreLaw(
   return {
     name,
     run: async () => {
+      // Every store the law opens is watched: a law that hangs names the call that did.
+      const pending = new PendingCalls();
+      const watched: RunStoreConformanceOptions = {
+        ...options,
+        create: async (bounds) =>
+          pending.watchSubject(await options.create(bounds), RUN_STORE_SUBJECT_ROLES),
+      };
       try {
-        return await withinLawLimit(options.testTimeoutMs, () =>
-          withRunStore(options, {}, (probe) => runLaw(law, options, probe.subject)),
+        return await withinLawLimit(
+          options.testTimeoutMs,
+          () => withRunStore(watched, {}, (probe) => runLaw(law, watched, probe.subject)),
+          pending,
         );
       } catch (error) {
         throw new ConformanceFailure(
