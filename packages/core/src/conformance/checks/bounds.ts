@@ -241,6 +241,44 @@ async function driveBound(
     spec.code,
     `a put beyond ${spec.bound} = ${bound} once the freed room is used again`,
   );
+  return freedByDeleteAll(service, spec, bound, plan, layout, last);
+}
+
+/**
+ * delete("all") frees the room of every version it removed, as the delete of latest does: a
+ * count or a byte total that the bulk path keeps apart drifts. The name is refilled with as
+ * many puts as it held, then one more is refused. The refill goes where the over-put goes
+ * (one name, or new scopes), so it is skipped where names, versions or scopes are capped.
+ */
+async function freedByDeleteAll(
+  service: ArtifactService,
+  spec: BoundSpec,
+  bound: number,
+  plan: { size: number; over: OverPut },
+  layout: Layout,
+  last: Slot,
+): Promise<CheckOutcome> {
+  const { bounds } = service.capabilities().quotas;
+  if (["maxVersionsPerName", "maxNamesPerScope", "maxScopes"].some((cap) => cap in bounds))
+    return undefined;
+  const emptied = await readAllVersions(service, last.scope, last.name);
+  await service.delete(last.scope, last.name, "all");
+  for (let i = 0; i < emptied.length; i++) {
+    const slot = plan.over(layout, bound);
+    await service
+      .put(slot.scope, slot.name, new Uint8Array(plan.size))
+      .catch((error: unknown) =>
+        fail(
+          `put ${i + 1} of ${emptied.length} into the room freed by delete("all") of ${emptied.length} versions under ${spec.bound} = ${bound}: expected success, got ${String(error)}`,
+        ),
+      );
+  }
+  const over = plan.over(layout, bound);
+  await expectArtifactError(
+    () => service.put(over.scope, over.name, new Uint8Array(1)),
+    spec.code,
+    `a put beyond ${spec.bound} = ${bound} once the room delete("all") freed is used again`,
+  );
   return undefined;
 }
 
@@ -401,7 +439,7 @@ export const boundLaws = [
   ...SPECS.map((spec) =>
     check(
       "bounds",
-      `${spec.bound} is enforced exactly (${spec.code})${spec.code === "quota_exceeded" ? "; a delete frees exactly its room" : ""}`,
+      `${spec.bound} is enforced exactly (${spec.code})${spec.code === "quota_exceeded" ? "; a delete (of latest, and of all) frees exactly its room" : ""}`,
       boundIsEnforcedExactly(spec),
       bounded,
     ),
