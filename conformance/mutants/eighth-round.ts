@@ -19,8 +19,10 @@ import {
 } from "@artifact-kit/core";
 import { MemoryArtifactService, type MemoryArtifactServiceOptions } from "@artifact-kit/memory";
 import {
-  DeleteAllKeepsArtifactCount,
+  AbortedUploadKeepsRoom,
+  DeleteKeepsArtifactCount,
   HidesScopeArtifactBound,
+  RefusedPutKeepsRoom,
   RetryChargesRoom,
 } from "./eighth-bounds.js";
 import {
@@ -42,6 +44,11 @@ import {
   VersionCursorOffAtLargePages,
   WatchingService,
 } from "./eighth-listings.js";
+import {
+  UploadDoesNotMoveLatest,
+  UploadedNamesUnlisted,
+  UploadedScopesUnlisted,
+} from "./eighth-uploads.js";
 import { ForwardingService, slotKey } from "./forwarding.js";
 import type { Mutant } from "./index.js";
 
@@ -383,7 +390,7 @@ export const EIGHTH_ROUND_MUTANTS: readonly Mutant[] = [
   },
   {
     name: 'delete("all") keeps the scope\'s artifact count',
-    make: (o) => new DeleteAllKeepsArtifactCount(memory(o), o),
+    make: (o) => new DeleteKeepsArtifactCount(memory(o), o, (selector) => selector === "all"),
   },
   {
     name: 'delete("latest") deletes the high-water version',
@@ -432,5 +439,30 @@ export const EIGHTH_ROUND_MUTANTS: readonly Mutant[] = [
   {
     name: "the legacy list reads one page of names",
     make: (o) => new LegacyListFirstPageOfNames(memory(o)),
+  },
+  {
+    name: "a delete by number keeps the scope's artifact count",
+    make: (o) =>
+      new DeleteKeepsArtifactCount(memory(o), o, (selector) => typeof selector === "number"),
+  },
+  {
+    name: "a put refused as invalid keeps the room it reserved",
+    make: (o) => new RefusedPutKeepsRoom(memory(o), o),
+  },
+  {
+    name: "an aborted upload keeps the room of what it staged",
+    make: (o) => new AbortedUploadKeepsRoom(memory(o), o),
+  },
+  {
+    name: "a name only uploads wrote is not listed",
+    make: (o) => new UploadedNamesUnlisted(memory(o)),
+  },
+  {
+    name: "a scope only uploads wrote is not listed",
+    make: (o) => new UploadedScopesUnlisted(memory(o)),
+  },
+  {
+    name: "an uploaded version does not become latest",
+    make: (o) => new UploadDoesNotMoveLatest(memory(o)),
   },
 ];
