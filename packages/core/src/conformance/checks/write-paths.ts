@@ -1,5 +1,5 @@
 import { hasTransfer } from "../../transfer.js";
-import type { ArtifactService, Scope } from "../../types.js";
+import type { ArtifactMeta, ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
 import { declaresTransfer } from "../declared-transfer.js";
@@ -8,10 +8,11 @@ import { readAllNames, readAllVersions } from "../observe.js";
 import { listedAmong, readAllScopeIds } from "../observe-scopes.js";
 import { MAX_PUTS } from "./bounds.js";
 import { freshApp } from "./scope-listing.js";
-import { NAME, uploadChunks } from "./transfer-support.js";
+import { NAME, readToEnd, uploadChunks } from "./transfer-support.js";
 
-// A write reaches the store by more than one path (a put, a streamed upload) and fails by
-// more than one (a refusal, an abort): whatever the path, the store ends in the same state.
+// A write reaches the store by more than one path (a put, a gated put, a streamed upload; a
+// read of latest by get, head or a download) and fails by more than one (a refusal, an
+// abort): whatever the path, the store ends in the same state.
 // An adapter that keeps an index of names or scopes, a latest pointer or a running total of
 // its room updates it in the path it thought of, and forgets the other (issue 31, eighth
 // round: every such mutant passed every law before).
@@ -26,6 +27,11 @@ async function expectSeen(
   const top = versions.at(-1);
   expectEqual((await service.head(scope, NAME)).version, top, `${what}: head(latest)`);
   expectEqual((await service.get(scope, NAME)).version, top, `${what}: get(latest)`);
+  if (declaresTransfer(service, "streamingDownload") && hasTransfer(service)) {
+    const source = await service.openDownload(scope, NAME);
+    expectEqual(source.meta.version, top, `${what}: a download of latest`);
+    await readToEnd(source);
+  }
   expectEqual(
     (await readAllVersions(service, scope, NAME)).map((meta) => meta.version),
     versions,
@@ -55,27 +61,38 @@ async function expectSeen(
 }
 
 /**
- * A version an upload published is seen by every view as a put's is: it is latest (also
- * above a put's), listed by listVersions and list, its name by listNames and its scope, a
- * new one, at every level of listScopes.
+ * A version an upload or a put through its publishGate published is seen by every view as a
+ * plain put's is: it is latest (also above a put's) to head, get and a download, listed by
+ * listVersions and list, its name by listNames and its scope, a new one, at every level of
+ * listScopes.
  */
-async function uploadsAreSeenAsPuts({ transfer: service }: LawContext) {
-  const scope = {
-    kind: "session",
-    app: freshApp("upload-paths"),
-    user: "u",
-    session: "s",
-  } as const;
-  const first = await uploadChunks(service, scope, [new Uint8Array([1, 2])]);
-  await expectSeen(service, scope, [first.version], "an upload into a new scope");
-  const put = await service.put(scope, NAME, new Uint8Array([3]));
-  const second = await uploadChunks(service, scope, [new Uint8Array([4])]);
-  await expectSeen(
-    service,
-    scope,
-    [first.version, put.version, second.version],
-    "an upload after a put",
-  );
+async function everyWritePathIsSeen({ service }: LawContext) {
+  const paths: [string, (scope: Scope, data: Uint8Array) => Promise<ArtifactMeta>][] = [
+    [
+      "a put through its publishGate",
+      (scope, data) => service.put(scope, NAME, data, { publishGate: Promise.resolve() }),
+    ],
+  ];
+  if (declaresTransfer(service, "streamingUpload") && hasTransfer(service))
+    paths.push(["an upload", (scope, data) => uploadChunks(service, scope, [data])]);
+  for (const [what, write] of paths) {
+    const scope = {
+      kind: "session",
+      app: freshApp("write-paths"),
+      user: "u",
+      session: "s",
+    } as const;
+    const first = await write(scope, new Uint8Array([1, 2]));
+    await expectSeen(service, scope, [first.version], `${what} into a new scope`);
+    const put = await service.put(scope, NAME, new Uint8Array([3]));
+    const second = await write(scope, new Uint8Array([4]));
+    await expectSeen(
+      service,
+      scope,
+      [first.version, put.version, second.version],
+      `${what} after a put`,
+    );
+  }
 }
 
 /**
@@ -147,10 +164,9 @@ async function refusalsTakeNoRoom({ service }: LawContext) {
 
 export const writePathLaws = [
   check(
-    "transfer",
-    "a version an upload published is seen as a put's: latest (above a put's too), in listVersions and list, its name in listNames, its new scope at every level of listScopes",
-    uploadsAreSeenAsPuts,
-    { needs: ["streamingUpload"] },
+    "state",
+    "a version an upload or a put through its publishGate published is seen as a plain put's: latest (above a put's too) to head, get and a download, in listVersions and list, its name in listNames, its new scope at every level of listScopes",
+    everyWritePathIsSeen,
   ),
   check(
     "bounds",
