@@ -45,9 +45,12 @@ import {
   WatchingService,
 } from "./eighth-listings.js";
 import {
+  DownloadLatestIgnoresUploads,
+  GatedPutNamesUnlisted,
   UploadDoesNotMoveLatest,
   UploadedNamesUnlisted,
   UploadedScopesUnlisted,
+  UploadIgnoresPutKeys,
 } from "./eighth-uploads.js";
 import { ForwardingService, slotKey } from "./forwarding.js";
 import type { Mutant } from "./index.js";
@@ -464,5 +467,17 @@ export const EIGHTH_ROUND_MUTANTS: readonly Mutant[] = [
   {
     name: "an uploaded version does not become latest",
     make: (o) => new UploadDoesNotMoveLatest(memory(o)),
+  },
+  {
+    name: "a download of latest passes over uploaded versions",
+    make: (o) => new DownloadLatestIgnoresUploads(memory(o)),
+  },
+  {
+    name: "a gated put's new name is not listed",
+    make: (o) => new GatedPutNamesUnlisted(memory(o)),
+  },
+  {
+    name: "an upload ignores keys a put bound",
+    make: (o) => new UploadIgnoresPutKeys(memory(o)),
   },
 ];
