@@ -20,6 +20,7 @@ import {
   NormalizesScopeIds,
   UploadRetryPublishesTwice,
 } from "./domain.js";
+import { EIGHTH_ROUND_MUTANTS } from "./eighth-round.js";
 import { FIFTH_ROUND_MUTANTS } from "./fifth-round.js";
 import {
   ForgetsKeysOfEmptiedNames,
@@ -434,5 +435,6 @@ export const MUTANTS: readonly Mutant[] = [
     make: (o) => new QuotaNamesTheWrongBound(memory(o)),
   },
   ...FIFTH_ROUND_MUTANTS,
+  ...EIGHTH_ROUND_MUTANTS,
   ...PUBLISH_GATE_MUTANTS,
 ];

@@ -36,6 +36,7 @@ import { uploadLaws } from "./checks/transfer-upload.js";
 import { validationLaws } from "./checks/validation.js";
 import { validationOpsLaws } from "./checks/validation-ops.js";
 import { valueLaws } from "./checks/values.js";
+import { writePathLaws } from "./checks/write-paths.js";
 import type { ArtifactServiceConformanceOptions } from "./subject.js";
 
 /** Every law of the artifact-service contract, in the order they are reported. */
@@ -63,6 +64,7 @@ export const ARTIFACT_SERVICE_LAWS: readonly Law[] = Object.freeze([
   ...quotaLaws,
   ...boundRaceLaws,
   ...uploadLaws,
+  ...writePathLaws,
   ...downloadLaws,
   ...declaredTransferLaws,
   ...streamEndLaws,

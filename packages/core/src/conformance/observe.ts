@@ -276,4 +276,17 @@ export async function expectEveryViewAgrees(
     live.map((v) => v.version),
     `${step}: list`,
   );
+  all.forEach((meta, i) => {
+    expectRecord(meta, scope, name, live[i] as never, `${step}: list`);
+  });
+  // Listings are records: a page that reads whole artifacts to build them hands out data.
+  for (const [what, records] of [
+    ["listVersions", listed],
+    ["list", all],
+  ] as const) {
+    expectTrue(
+      records.every((meta) => (meta as { data?: unknown }).data === undefined),
+      `${step}: ${what} carries data (listings are records, never bytes)`,
+    );
+  }
 }

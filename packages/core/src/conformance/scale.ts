@@ -127,6 +127,32 @@ export async function expectNamesAtEverySize(
       `${what}: listNames with prefix ${JSON.stringify(prefix)} at limit ${size}`,
     );
   }
+  expectDefaultPage(service, await service.listNames(scope), expected, `${what}: listNames`);
+}
+
+/**
+ * A page asked for with no limit holds maxPageLimit items, or every item when fewer are live
+ * ("limit defaults to maxPageLimit"): at a scale past a few hundred items, where a default
+ * hard-coded below a large maxPageLimit (100, 256, 1,000) shows. The bounded subject's small
+ * maxPageLimit hides one: the default there is the bound whatever the code says.
+ */
+export function expectDefaultPage<T>(
+  service: ArtifactService,
+  page: { readonly items: readonly T[]; readonly nextCursor?: unknown },
+  live: readonly T[],
+  what: string,
+): void {
+  const { maxPageLimit } = service.capabilities().pagination;
+  expectEqual(
+    [...page.items],
+    live.slice(0, maxPageLimit),
+    `${what}: the first page with no limit (maxPageLimit ${maxPageLimit}, ${live.length} live)`,
+  );
+  expectEqual(
+    page.nextCursor !== undefined,
+    live.length > maxPageLimit,
+    `${what}: whether the first page with no limit has a nextCursor`,
+  );
 }
 
 /** One page after `cursor` (live, deleted or never there) holds the next names, exclusively. */
@@ -195,6 +221,13 @@ export async function expectVersionsAtEverySize(
       );
     }
   }
+  const first = await service.listVersions(scope, name);
+  expectDefaultPage(
+    service,
+    { items: first.items.map((meta) => meta.version), nextCursor: first.nextCursor },
+    live,
+    `${what}: listVersions`,
+  );
 }
 
 /** The legacy list: every live version by name then version, or result_limit_exceeded. */

@@ -241,6 +241,65 @@ async function driveBound(
     spec.code,
     `a put beyond ${spec.bound} = ${bound} once the freed room is used again`,
   );
+  return freedByDeleteAll(service, spec, bound, plan, layout, last);
+}
+
+/**
+ * delete("all") frees the room of every version it removed, and a delete by number its
+ * version's, as the delete of latest does: a count or a byte total that one selector's path
+ * keeps apart drifts. The name is refilled with as
+ * many puts as it held, then one more is refused. The refill goes where the over-put goes
+ * (one name, or new scopes), so it is skipped where names, versions or scopes are capped.
+ */
+async function freedByDeleteAll(
+  service: ArtifactService,
+  spec: BoundSpec,
+  bound: number,
+  plan: { size: number; over: OverPut },
+  layout: Layout,
+  last: Slot,
+): Promise<CheckOutcome> {
+  const { bounds } = service.capabilities().quotas;
+  if (["maxVersionsPerName", "maxNamesPerScope", "maxScopes"].some((cap) => cap in bounds))
+    return undefined;
+  const emptied = await readAllVersions(service, last.scope, last.name);
+  // The delete of latest above may have emptied it (a name the fill gave one version).
+  if (emptied.length === 0) return undefined;
+  await service.delete(last.scope, last.name, "all");
+  let refilled: Slot & { version: number } = { ...last, version: 0 };
+  for (let i = 0; i < emptied.length; i++) {
+    const slot = plan.over(layout, bound);
+    const meta = await service
+      .put(slot.scope, slot.name, new Uint8Array(plan.size))
+      .catch((error: unknown) =>
+        fail(
+          `put ${i + 1} of ${emptied.length} into the room freed by delete("all") of ${emptied.length} versions under ${spec.bound} = ${bound}: expected success, got ${String(error)}`,
+        ),
+      );
+    refilled = { ...slot, version: meta.version };
+  }
+  const over = plan.over(layout, bound);
+  await expectArtifactError(
+    () => service.put(over.scope, over.name, new Uint8Array(1)),
+    spec.code,
+    `a put beyond ${spec.bound} = ${bound} once the room delete("all") freed is used again`,
+  );
+  // And a delete by number (of the last refill) frees its version's room in turn.
+  await service.delete(refilled.scope, refilled.name, refilled.version);
+  const again = plan.over(layout, bound);
+  await service
+    .put(again.scope, again.name, new Uint8Array(plan.size))
+    .catch((error: unknown) =>
+      fail(
+        `a put into the room freed by deleting version ${refilled.version} by number under ${spec.bound} = ${bound}: expected success, got ${String(error)}`,
+      ),
+    );
+  const full = plan.over(layout, bound);
+  await expectArtifactError(
+    () => service.put(full.scope, full.name, new Uint8Array(1)),
+    spec.code,
+    `a put beyond ${spec.bound} = ${bound} once the room a delete by number freed is used again`,
+  );
   return undefined;
 }
 
@@ -401,7 +460,7 @@ export const boundLaws = [
   ...SPECS.map((spec) =>
     check(
       "bounds",
-      `${spec.bound} is enforced exactly (${spec.code})${spec.code === "quota_exceeded" ? "; a delete frees exactly its room" : ""}`,
+      `${spec.bound} is enforced exactly (${spec.code})${spec.code === "quota_exceeded" ? "; a delete (of latest, of all, by number) frees exactly its room" : ""}`,
       boundIsEnforcedExactly(spec),
       bounded,
     ),

@@ -50,6 +50,33 @@ async function nameCursorDeletedBetweenPages({ service }: LawContext) {
   );
 }
 
+/**
+ * Names that are directories of others, in UTF-8 byte order ("-" < "/" < "0"): a store that
+ * walks a tree (directories, common prefixes) resumes after a cursor's whole subtree, or
+ * before it, when the cursor is itself a name with names under it.
+ */
+const TREE = ["dir", "dir/a", "dir/a/b", "dir/a/b/c", "dir/b", "dir0", "e", "e/f"];
+
+/** A cursor that is a name with names under it is a position like any other: they follow it. */
+async function treeCursorsAreExclusivePositions({ service }: LawContext) {
+  const scope = freshScope("tree-cursor");
+  // Written leaves first, so that no store can list them in write order by chance.
+  for (const name of [...TREE].reverse()) await service.put(scope, name, new Uint8Array([1]));
+  for (const limit of [1, 2, 3]) {
+    for (const cursor of [undefined, ...TREE]) {
+      const after = TREE.slice(cursor === undefined ? 0 : TREE.indexOf(cursor) + 1);
+      expectEqual(
+        await namePage(service, scope, limit, cursor),
+        {
+          items: after.slice(0, limit),
+          nextCursor: after.length > limit ? after[limit - 1] : undefined,
+        },
+        `the page of ${limit} after cursor ${JSON.stringify(cursor)}`,
+      );
+    }
+  }
+}
+
 async function versionPage(service: ArtifactService, scope: Scope, limit: number, cursor?: number) {
   const page = await service.listVersions(scope, "v", {
     limit,
@@ -151,5 +178,10 @@ export const cursorLaws = [
     "cursors",
     "a page with a cursor is never followed by an empty page that still has a cursor",
     noEmptyPageWithACursor,
+  ),
+  check(
+    "cursors",
+    "a name cursor with names under it (dir, dir/a, dir/a/b) is followed by exactly the names after it, at page sizes 1 to 3",
+    treeCursorsAreExclusivePositions,
   ),
 ];

@@ -29,6 +29,20 @@ function expectSameRecord(retry: ArtifactMeta, first: ArtifactMeta, what: string
   expectEqual(retry.idempotencyKey, KEY, `${what}: the record's idempotencyKey`);
 }
 
+/**
+ * Puts (and deletes) under another name until the store stamps a createdAt past `since`, so
+ * that a retry answered with its own time instead of the bound version's shows: within one
+ * millisecond the two agree by chance. Waits on the store's own clock, not on a timer; a
+ * store whose clock does not move (time under the subject's control) just stops after a few.
+ */
+async function untilTheStoreClockPasses(service: ArtifactService, scope: Scope, since: number) {
+  for (let tries = 0; tries < 500; tries++) {
+    const tick = await service.put(scope, `${NAME}.tick`, new Uint8Array(0));
+    await service.delete(scope, `${NAME}.tick`, tick.version);
+    if (tick.createdAt > since) return;
+  }
+}
+
 /** A retry with the same key in the same scope and name returns the first version, writes nothing. */
 async function retryReturnsTheFirstVersion({ service }: LawContext) {
   const scope = freshScope("idempotent-retry");
@@ -39,6 +53,7 @@ async function retryReturnsTheFirstVersion({ service }: LawContext) {
   };
   const first = await service.put(scope, NAME, payload(1), options);
   expectEqual(first.idempotencyKey, KEY, "the first put's record: idempotencyKey");
+  await untilTheStoreClockPasses(service, scope, first.createdAt);
   const retry = await service.put(scope, NAME, payload(1), { ...options, metadata: { step: 1 } });
   expectSameRecord(retry, first, "a retry with the same key and payload");
   expectEqual(await versionsOf(service, scope), [first.version], "versions after the retry");

@@ -54,7 +54,8 @@ async function capabilitiesAreWellFormed({ service }: LawContext) {
 /** After close() every operation, openUpload and openDownload too, fails with closed. */
 async function closeRefusesEverything({ service }: LawContext) {
   const scope = freshScope("close");
-  await service.put(scope, "x", new Uint8Array([1]));
+  const { version } = await service.put(scope, "x", new Uint8Array([1]));
+  await service.put(scope, "x/y", new Uint8Array([2]));
   const before = service.capabilities();
   await service.close();
   const calls: [string, () => Promise<unknown>][] = [
@@ -66,6 +67,36 @@ async function closeRefusesEverything({ service }: LawContext) {
     ["listVersions", () => service.listVersions(scope, "x")],
     ["list", () => service.list(scope)],
     ["listScopes", () => service.listScopes()],
+    // Every option and selector an operation takes, each of which an adapter may serve by a
+    // path of its own (a prefix scan, a keyed lookup, a pinned read, a bulk delete) that can
+    // miss the closed check the plain call makes.
+    [
+      "put with a key, mimeType and metadata",
+      () =>
+        service.put(scope, "x", new Uint8Array([1]), {
+          idempotencyKey: "k",
+          mimeType: "text/plain",
+          metadata: { a: 1 },
+        }),
+    ],
+    ["get of a version", () => service.get(scope, "x", { version })],
+    ["head of a version", () => service.head(scope, "x", { version })],
+    ["delete of a version", () => service.delete(scope, "x", version)],
+    ['delete of "latest"', () => service.delete(scope, "x", "latest")],
+    ["listNames with a prefix", () => service.listNames(scope, { prefix: "x" })],
+    [
+      "listNames with a cursor and a limit",
+      () => service.listNames(scope, { cursor: "x", limit: 1 }),
+    ],
+    [
+      "listVersions with a cursor and a limit",
+      () => service.listVersions(scope, "x", { cursor: version, limit: 1 }),
+    ],
+    ["listScopes of users", () => service.listScopes({ kind: "user", app: scope.app })],
+    [
+      "listScopes of sessions",
+      () => service.listScopes({ kind: "session", app: scope.app, user: scope.user }),
+    ],
     // A closed service refuses before it looks at the arguments: bad ones are closed too.
     ["put of a bad name", () => service.put(scope, "a/../b", new Uint8Array([1]))],
     [
@@ -86,6 +117,17 @@ async function closeRefusesEverything({ service }: LawContext) {
   if (hasTransfer(service)) {
     calls.push(["openUpload", () => service.openUpload(scope, "y")]);
     calls.push(["openDownload", () => service.openDownload(scope, "x")]);
+    calls.push([
+      "openUpload with a key",
+      () => service.openUpload(scope, "y", { idempotencyKey: "k" }),
+    ]);
+    calls.push(["openDownload of a version", () => service.openDownload(scope, "x", { version })]);
+    if (before.transfer?.byteRanges) {
+      calls.push([
+        "openDownload of a range",
+        () => service.openDownload(scope, "x", { range: { offset: 0, length: 1 } }),
+      ]);
+    }
   }
   for (const [op, call] of calls) await expectArtifactError(call, "closed", `${op} after close`);
   await service.close();
@@ -177,7 +219,7 @@ export const lifecycleLaws = [
   ),
   check(
     "lifecycle",
-    "after close() every operation fails with closed (openUpload and openDownload too), close() is idempotent, and capabilities() keeps answering",
+    "after close() every operation fails with closed (openUpload and openDownload too, with every option and selector), close() is idempotent, and capabilities() keeps answering",
     closeRefusesEverything,
   ),
   check("durability", "state and every version high-water survive reopen", stateSurvivesReopen),

@@ -4,7 +4,7 @@ import type { ArtifactService } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext } from "../check.js";
 import { expectEqual, expectTrue } from "../expect.js";
-import { readAllVersions } from "../observe.js";
+import { readAllNames, readAllVersions } from "../observe.js";
 
 const NAME = "contended";
 
@@ -32,7 +32,7 @@ function expectOneWriter(
   );
 }
 
-/** 16 concurrent puts to one name all succeed with distinct versions, none lost. */
+/** 16 concurrent puts to one name all succeed with distinct versions, none lost; 16 new names too. */
 async function parallelPuts({ service }: LawContext) {
   const scope = freshScope("parallel");
   const writers = Array.from({ length: 16 }, (_, i) => i);
@@ -54,6 +54,12 @@ async function parallelPuts({ service }: LawContext) {
       `writer ${i}'s bytes`,
     );
   }
+  // New names at once into one new scope: an index of names that each put reads, extends
+  // and writes back (a manifest object, a cached directory listing) loses all but one.
+  const fresh = freshScope("parallel-names");
+  const names = writers.map((i) => `${NAME}-${String(i).padStart(2, "0")}`);
+  await Promise.all(names.map((name, i) => service.put(fresh, name, payload(i, 16))));
+  expectEqual(await readAllNames(service, fresh), names, "every new name put at once is listed");
 }
 
 type RaceOp = "put" | "get" | "delete";
@@ -125,7 +131,7 @@ async function scheduledRaces({ service, property }: LawContext) {
 export const raceLaws = [
   check(
     "races",
-    "16 concurrent puts to one name all succeed with distinct versions, none lost",
+    "16 concurrent puts to one name all succeed with distinct versions, none lost; 16 concurrent puts of new names into one new scope are all listed",
     parallelPuts,
   ),
   check(

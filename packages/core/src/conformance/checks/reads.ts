@@ -4,8 +4,8 @@ import type { ArtifactService, Scope } from "../../types.js";
 import { freshScope } from "../arbitraries.js";
 import { check, type LawContext, skip } from "../check.js";
 import { declaresTransfer } from "../declared-transfer.js";
-import { expectEqual, expectTrue, fail } from "../expect.js";
-import { digestOf } from "../observe.js";
+import { expectArtifactError, expectEqual, expectTrue, fail } from "../expect.js";
+import { digestOf, readAllVersions } from "../observe.js";
 import { seededBytes } from "../payload.js";
 import { readToEnd } from "./transfer-support.js";
 
@@ -38,7 +38,8 @@ async function latestPastAPage({ service }: LawContext) {
   const page = capabilities.pagination.maxPageLimit;
   if (page > 200)
     return skip(`maxPageLimit = ${page} is too many versions to put; pass createBounded`);
-  const count = page + 2;
+  // Two more than a page, and one more again so that more than a page is left for delete("all").
+  const count = page + 3;
   const { maxScopeArtifacts, maxVersionsPerName } = capabilities.quotas.bounds;
   for (const [bound, room] of Object.entries({ maxScopeArtifacts, maxVersionsPerName })) {
     if (room !== undefined && room < count)
@@ -51,6 +52,19 @@ async function latestPastAPage({ service }: LawContext) {
   await expectLatest(service, scope, count - 1, "after the top was deleted by number");
   await service.delete(scope, NAME, "latest");
   await expectLatest(service, scope, count - 2, 'after delete("latest")');
+  // delete("all") removes every page of them, not the page a bulk path listed first.
+  await service.delete(scope, NAME, "all");
+  const left = await readAllVersions(service, scope, NAME);
+  expectEqual(
+    left.map((meta) => meta.version),
+    [],
+    `after delete("all") of ${count - 2} versions, maxPageLimit ${page}: the versions left`,
+  );
+  await expectArtifactError(
+    () => service.head(scope, NAME),
+    "not_found",
+    'head after delete("all")',
+  );
   return undefined;
 }
 
@@ -154,7 +168,7 @@ function firstDifference(a: Uint8Array, b: Uint8Array): number {
 export const readLaws = [
   check(
     "state",
-    "latest is the highest live version when the name holds more than a page of versions (head, get, a download), after deletes by number and of latest too",
+    'latest is the highest live version when the name holds more than a page of versions (head, get, a download), after deletes by number and of latest too; delete("all") removes every page of them',
     latestPastAPage,
     { needs: ["bounded"] },
   ),

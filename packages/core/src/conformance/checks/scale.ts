@@ -206,12 +206,12 @@ async function versionsOverSeveralPages(context: LawContext) {
 export const scaleLaws = [
   check(
     "scale",
-    "listNames over 1,100+ names put in any order is complete and in UTF-8 order at page sizes from 1 to maxPageLimit, under prefixes, after deletes and across a reopen",
+    "listNames over 1,100+ names put in any order is complete and in UTF-8 order at page sizes from 1 to maxPageLimit (and maxPageLimit when no limit is given), under prefixes, after deletes and across a reopen",
     thousandsOfNames,
   ),
   check(
     "scale",
-    "listVersions over 1,100+ versions of one name is complete and ascending at page sizes from 1 to maxPageLimit, after deletes and across a reopen",
+    "listVersions over 1,100+ versions of one name is complete and ascending at page sizes from 1 to maxPageLimit (and maxPageLimit when no limit is given), after deletes and across a reopen",
     versionsOverSeveralPages,
   ),
 ];

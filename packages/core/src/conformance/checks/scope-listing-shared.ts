@@ -3,7 +3,7 @@ import { check, type LawContext } from "../check.js";
 import { expectEqual } from "../expect.js";
 import { withHandles } from "../handles.js";
 import { byUtf8Bytes } from "../model.js";
-import { listedAmong, readAllScopeIds } from "../observe-scopes.js";
+import { listedAmong, readAllScopeIds, scopePage } from "../observe-scopes.js";
 import { seededBytes } from "../payload.js";
 import { freshApp, UTF8_ORDERED_IDS } from "./scope-listing.js";
 
@@ -43,6 +43,17 @@ async function hundredsOfScopes({ service }: LawContext) {
       `every one of 240 sessions at limit ${limit}`,
     );
   }
+  // With no limit, a page is maxPageLimit ids or all 240: a default hard-coded below a large
+  // maxPageLimit shows only at a count like this (the bounded subject's small one hides it).
+  const first = await scopePage(service, sessionLevel);
+  expectEqual(
+    first,
+    {
+      ids: expected.slice(0, maxPageLimit),
+      nextCursor: expected.length > maxPageLimit ? expected[maxPageLimit - 1] : undefined,
+    },
+    `the first page of 240 sessions with no limit (maxPageLimit ${maxPageLimit})`,
+  );
   expectEqual(
     await readAllScopeIds(service, { kind: "user", app: a }, 16),
     ["u", ...users.map((id) => `u-${id}`)].sort(byUtf8Bytes),
@@ -184,7 +195,7 @@ export const scopeListingSharedLaws = [
 export const scopeListingScaleLaws = [
   check(
     "scale",
-    "hundreds of scopes: 240 sessions, 61 users and 40 apps are listed completely at several page sizes, and the rest after a third are emptied",
+    "hundreds of scopes: 240 sessions, 61 users and 40 apps are listed completely at several page sizes (a page with no limit holds maxPageLimit), and the rest after a third are emptied",
     hundredsOfScopes,
   ),
 ];

@@ -57,6 +57,7 @@ async function latestAfterEveryKindOfDelete({ service }: LawContext) {
     model.delete(scope, NAME, selector);
     await service.delete(scope, NAME, selector);
     await expectEveryViewAgrees(service, model, scope, NAME, label);
+    await expectGoneVersionsGone(service, model, scope, label);
   };
   for (let seed = 1; seed <= 6; seed++) await putTracked(service, model, scope, 16 * seed, seed);
   await expectEveryViewAgrees(service, model, scope, NAME, "after six puts");
@@ -83,13 +84,69 @@ async function latestAfterEveryKindOfDelete({ service }: LawContext) {
     await expectEveryViewAgrees(service, model, scope, NAME, `after puts in round ${round + 2}`);
     await step(`after delete("all") in round ${round + 2}`, "all");
   }
+  // Emptied one version at a time (by number, then latest), not by "all": the name goes too.
+  await putTracked(service, model, scope, 8, 30);
+  await putTracked(service, model, scope, 8, 31);
+  await step(
+    "after deleting the lower of two versions by number",
+    model.live(scope, NAME)[0]?.version ?? 1,
+  );
+  await step('after delete("latest") of the last one', "latest");
   for (const selector of ["all", "latest", top] as const) {
     await expectArtifactError(
       () => service.delete(scope, NAME, selector),
       "not_found",
       `delete(${JSON.stringify(selector)}) of a name with nothing live`,
     );
+    // Nothing was ever written there: a store whose delete of a missing key succeeds (an
+    // object store's DELETE) must still find out that nothing matched.
+    for (const [where, name] of [
+      [scope, `${NAME}-never`],
+      [freshScope("latest-never"), NAME],
+    ] as const) {
+      await expectArtifactError(
+        () => service.delete(where, name, selector),
+        "not_found",
+        `delete(${JSON.stringify(selector)}) of a name never written`,
+      );
+    }
   }
+}
+
+/**
+ * What a delete removed stays gone from every view, and what was never allocated was never
+ * there: each version below the high-water that is not live, and the one above it, is
+ * not_found by number to head and get (not served from a soft-deleted row, not refused as
+ * out of range: it is a valid version that names nothing); the name is listed by listNames
+ * exactly while a version of it is live (also when its versions went one by one).
+ */
+async function expectGoneVersionsGone(
+  service: ArtifactService,
+  model: ReferenceModel,
+  scope: Scope,
+  step: string,
+) {
+  const live = new Set(model.live(scope, NAME).map((version) => version.version));
+  const highWater = model.highWater(scope, NAME);
+  for (let version = 1; version <= highWater + 1; version++) {
+    if (live.has(version)) continue;
+    const what = `${step}: version ${version}${version > highWater ? " (above the high-water)" : ""}`;
+    await expectArtifactError(
+      () => service.head(scope, NAME, { version }),
+      "not_found",
+      `${what}: head`,
+    );
+    await expectArtifactError(
+      () => service.get(scope, NAME, { version }),
+      "not_found",
+      `${what}: get`,
+    );
+  }
+  expectEqual(
+    (await readAllNames(service, scope)).includes(NAME),
+    live.size > 0,
+    `${step}: whether listNames lists the name (${live.size} live versions)`,
+  );
 }
 
 /** Sizes and digests are right at every block boundary and one byte either side. */
@@ -173,7 +230,7 @@ async function manyVersionsOfOneName({ service }: LawContext) {
 export const stateLaws = [
   check(
     "state",
-    "latest is the highest live version after top versions are deleted by number; head, get, listVersions and list agree after every kind of delete; a delete that finds nothing live is not_found",
+    "latest is the highest live version after top versions are deleted by number; head, get, listVersions, list and listNames agree after every kind of delete, and a deleted or never-allocated version is not_found; a delete that finds nothing live (or a name never written) is not_found",
     latestAfterEveryKindOfDelete,
   ),
   check(
