@@ -47,9 +47,6 @@ export async function readExactly(handle: ReadOnlyFile, size: number): Promise<B
  */
 const HASHED_READ_PIECE_BYTES = 256 * 1024;
 
-/** The first bytes to read in one piece: small enough to overlap the hash of what follows. */
-export const HASHED_READ_FIRST_BYTES = HASHED_READ_PIECE_BYTES;
-
 /**
  * Reads exactly `size` bytes from position `from` of `handle` into a buffer of its own,
  * hashing each piece (SHA-256) while the file system reads the next, so that the hash costs

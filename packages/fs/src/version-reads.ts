@@ -6,13 +6,7 @@ import {
   notFound,
 } from "@artifact-kit/core";
 import { blockCount, checkBlockDigests, type StoredArtifact } from "@artifact-kit/core/adapter";
-import {
-  HASHED_READ_FIRST_BYTES,
-  pathExists,
-  readExactly,
-  readExactlyHashed,
-  releaseInBackground,
-} from "./io.js";
+import { pathExists, readExactly, readExactlyHashed, releaseInBackground } from "./io.js";
 import { type ArtifactPaths, versionFile } from "./layout.js";
 import type { ReadOnlyFile } from "./read-only-file.js";
 import { openChecked, openCheckedWithFirst, readSmallFile } from "./records.js";
@@ -48,13 +42,8 @@ const METADATA = "the metadata file";
  * A version file or a record of the format before (`<v>.m` or a key's binding), opened with
  * its first bytes; undefined when it is not there.
  */
-async function openRecordFile(
-  path: string,
-  what: string,
-  detail: ArtifactErrorDetail,
-  firstRead = FIRST_READ_BYTES,
-) {
-  const opened = await openCheckedWithFirst(path, what, detail, firstRead);
+async function openRecordFile(path: string, what: string, detail: ArtifactErrorDetail) {
+  const opened = await openCheckedWithFirst(path, what, detail, FIRST_READ_BYTES);
   if (!opened) return undefined;
   try {
     const head = await readVersionHead(
@@ -155,8 +144,11 @@ export async function readHead(at: VersionAddress): Promise<ArtifactMeta | undef
  * no longer) published. Every mismatch is corrupt_artifact.
  */
 export async function readContent(at: VersionAddress): Promise<StoredArtifact | undefined> {
-  // The first read takes the head and the payload's first piece (a small version whole).
-  const opened = await openVersion(at, false, HASHED_READ_FIRST_BYTES);
+  // The first read takes the head (and a small version whole); the rest of a larger payload
+  // is read straight into the buffer the caller gets, in pieces hashed as they come. A first
+  // read of a whole piece (256 KiB) started the hash one round trip sooner but cost its own
+  // buffer and a copy on the main thread, the thread that hashes: 4-8% of a 1 MiB get.
+  const opened = await openVersion(at, false);
   if (!opened) return undefined;
   const { meta, data, first } = opened;
   try {
@@ -197,15 +189,9 @@ function hashed(bytes: Buffer): { bytes: Buffer; sha256: string } {
 export async function openVersion(
   at: VersionAddress,
   withBlocks: boolean,
-  firstRead = FIRST_READ_BYTES,
 ): Promise<OpenedVersion | undefined> {
   const detail = detailOf(at);
-  const opened = await openRecordFile(
-    versionFile(at.dir, at.version, "m"),
-    METADATA,
-    detail,
-    firstRead,
-  );
+  const opened = await openRecordFile(versionFile(at.dir, at.version, "m"), METADATA, detail);
   if (!opened) return undefined;
   const { handle, size, first, head } = opened;
   let handed = false;
